@@ -1,0 +1,115 @@
+"""The records that cross module boundaries in the lab: what a game needs and what it leaves.
+
+A `GameTask` carries everything one game needs (so a worker process, or a Dask worker, can play it
+alone); the game runner returns a `GameRecord` with one `MoveRecord` per move made. The store
+writes a finished `GameRecord` in one transaction; exports, ratings and plots read them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class EngineSpec:
+    """One engine as a process: how to start it and what to set.
+
+    `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it to
+    our engine's launcher). `tc` overrides the experiment's time control for this engine (time odds).
+    """
+
+    name: str
+    cmd: list[str]
+    protocol: str = "uci"
+    options: dict[str, Any] = field(default_factory=dict)
+    cwd: str | None = None
+    startup_timeout_s: float = 10.0
+    tc: str | None = None
+
+
+@dataclass
+class Adjudication:
+    """cutechess-cli style adjudication; a rule is off while its fields are None.
+
+    Draw: after full move `draw_move_number`, both sides' scores within ±`draw_score_cp` for
+    `draw_move_count` consecutive moves. Resign: one side at or below −`resign_score_cp` for
+    `resign_move_count` consecutive moves (its opponent agreeing when `resign_two_sided`).
+    `max_moves`: the game is drawn after that many full moves.
+    """
+
+    draw_move_number: int | None = None
+    draw_move_count: int | None = None
+    draw_score_cp: int | None = None
+    resign_move_count: int | None = None
+    resign_score_cp: int | None = None
+    resign_two_sided: bool = False
+    max_moves: int | None = None
+
+
+@dataclass
+class GameTask:
+    """One scheduled game: players, colours, opening and clocks, with a deterministic id."""
+
+    game_id: str
+    round: int
+    white: EngineSpec
+    black: EngineSpec
+    tc: str
+    opening_fen: str
+    opening_moves: list[str] = field(default_factory=list)
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    margin_ms: int = 0
+    pair_id: str | None = None
+
+
+@dataclass
+class MoveRecord:
+    """One move as the harness saw it: measured time, clocks, and what the engine reported.
+
+    `elapsed_ms` is measured by the harness from `go` sent to `bestmove` received; `reported_ms` is
+    the engine's own `info time` of its last line. Clocks are the mover's, before and after the
+    move (increment included). `telemetry` holds the fields of our engine's `info string tm` JSON.
+    """
+
+    ply: int
+    move: str
+    san: str
+    elapsed_ms: float
+    clock_before_ms: float | None = None
+    clock_after_ms: float | None = None
+    reported_ms: float | None = None
+    depth: int | None = None
+    seldepth: int | None = None
+    score_cp: int | None = None
+    score_mate: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    pv: str | None = None
+    telemetry: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GameRecord:
+    """A finished game: result, how it ended, and every move made.
+
+    `termination` uses PGN's Termination values (`normal`, `time forfeit`, `adjudication`,
+    `rules infraction`, `abandoned`, `stalled connection`); `reason` says it in words
+    ("White mates", "Black's connection stalled", "illegal move e2e5 by White").
+    """
+
+    game_id: str
+    white: str
+    black: str
+    result: str
+    termination: str
+    reason: str
+    opening_fen: str
+    opening_moves: list[str] = field(default_factory=list)
+    moves: list[MoveRecord] = field(default_factory=list)
+    started_at: str = ""
+    finished_at: str = ""
+    tc: str = ""
+    round: int = 0
+    pair_id: str | None = None
+    worker: dict[str, Any] = field(default_factory=dict)

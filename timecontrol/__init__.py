@@ -1,0 +1,1 @@
+"""Time controls, clocks, moves-left estimators and time managers; standard library only."""
