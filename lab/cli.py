@@ -1,4 +1,4 @@
-"""The `tempo` command line: one subcommand per module in `lab.commands`.
+"""The `tempo` command line: one subcommand per module in `lab.commands` (modules named `_x` are helpers).
 
 Each module there defines `register(subparsers)`, which adds its parser and sets `func` on it; `func`
 takes the parsed arguments and returns the exit status.
@@ -22,6 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(lab.commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
         module = importlib.import_module(f"lab.commands.{info.name}")
         module.register(subparsers)
     return parser

@@ -1,0 +1,30 @@
+"""The time manager of one game: keeps its estimates across moves and hands out a stopper per move.
+
+After Lc0's TimeManager (src/search/classic/stoppers/timemgr.h). Concrete managers (smooth,
+smooth-lc0, the baselines) are built from a spec string by `timecontrol.factory.create_manager`.
+"""
+
+from __future__ import annotations
+
+from timecontrol.stopper import GoParams, Stopper
+
+
+class TimeManager:
+    """Lives for one game; `make_stopper` is called once per `go`."""
+
+    name = "none"
+
+    def new_game(self) -> None:
+        """Forget every estimate (`ucinewgame`, or a position that does not continue the game)."""
+
+    def make_stopper(
+        self, go: GoParams, ply: int, white: bool, reused_nodes: int, move_overhead_ms: int
+    ) -> Stopper:
+        """The full stopper chain for this move: the manager's budget, then the limits of `go`.
+
+        `ply` is the game ply of the position to move in, `white` whether White is to move, and
+        `reused_nodes` the nodes (visits) the search kept from its previous tree (0 in alpha-beta).
+        The returned stopper's `telemetry()` holds the manager's per-move figures (`tm`,
+        `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`, where it has them).
+        """
+        raise NotImplementedError
