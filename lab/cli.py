@@ -1,7 +1,7 @@
-"""The `tempo` command line: one subcommand per module in `lab.commands` (modules named `_x` are helpers).
+"""The `tempo` command line: one subcommand per module in `lab.commands`.
 
-Each module there defines `register(subparsers)`, which adds its parser and sets `func` on it; `func`
-takes the parsed arguments and returns the exit status.
+Each module there (but helpers named `_x`) defines `register(subparsers)`, which adds its parser and
+sets `func` on it; `func` takes the parsed arguments and returns the exit status.
 """
 
 from __future__ import annotations

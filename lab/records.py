@@ -15,8 +15,8 @@ from typing import Any
 class EngineSpec:
     """One engine as a process: how to start it and what to set.
 
-    `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it to
-    our engine's launcher). `tc` overrides the experiment's time control for this engine (time odds).
+    `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it
+    to our engine's launcher). `tc` overrides the experiment's time control for this engine.
     """
 
     name: str

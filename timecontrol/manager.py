@@ -24,7 +24,7 @@ class TimeManager:
 
         `ply` is the game ply of the position to move in, `white` whether White is to move, and
         `reused_nodes` the nodes (visits) the search kept from its previous tree (0 in alpha-beta).
-        The returned stopper's `telemetry()` holds the manager's per-move figures (`tm`,
-        `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`, where it has them).
+        The returned stopper's `telemetry()` holds the manager's per-move figures where it has
+        them: `tm`, `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`.
         """
         raise NotImplementedError

@@ -12,26 +12,26 @@ Runs on Python 3.9 (PyPy): no 3.10+ syntax at run time.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
 
 
 @dataclass
 class GoParams:
     """The limits of one UCI `go` command; times in milliseconds, absent ones are None."""
 
-    wtime: Optional[int] = None
-    btime: Optional[int] = None
-    winc: Optional[int] = None
-    binc: Optional[int] = None
-    movestogo: Optional[int] = None
-    movetime: Optional[int] = None
-    nodes: Optional[int] = None
-    depth: Optional[int] = None
-    mate: Optional[int] = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    nodes: int | None = None
+    depth: int | None = None
+    mate: int | None = None
     infinite: bool = False
 
-    def clock(self, white: bool) -> Optional[int]:
+    def clock(self, white: bool) -> int | None:
         """Remaining time of the side to move, if the clock was given."""
         return self.wtime if white else self.btime
 
@@ -56,14 +56,14 @@ class SearchStats:
     depth: int = 0
     num_root_moves: int = 0
     root_visits: Sequence[int] = ()
-    mate_found: Optional[int] = None
+    mate_found: int | None = None
 
 
 @dataclass
 class StopperHints:
     """What the stoppers tell the search back; reset before every check (Lc0's StoppersHints)."""
 
-    estimated_nps: Optional[float] = None
+    estimated_nps: float | None = None
     remaining_ms: float = math.inf
     remaining_nodes: float = math.inf
 
@@ -83,17 +83,17 @@ class StopperHints:
 
 
 class Stopper:
-    """Decides, check by check, whether the search of one move should end. Never stops by default."""
+    """Decides, check by check, whether the search of one move should end; never, by default."""
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         """Return the reason to stop now (for example "budget" or "nodes"), or None to go on."""
         return None
 
     def on_search_done(self, stats: SearchStats) -> None:
         """Called once when the move is made, whichever stopper ended the search."""
 
-    def telemetry(self) -> Dict[str, object]:
-        """Per-move figures for the `info string tm` line; keys a stopper does not have are absent."""
+    def telemetry(self) -> dict[str, object]:
+        """Per-move figures for the `info string tm` line; keys it does not have are absent."""
         return {}
 
 
@@ -103,7 +103,7 @@ class NodesStopper(Stopper):
 
     limit: int
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         hints.update_remaining_nodes(self.limit - stats.nodes_since_movestart)
         return "nodes" if stats.nodes_since_movestart >= self.limit else None
 
@@ -115,7 +115,7 @@ class TimeLimitStopper(Stopper):
     limit_ms: float
     reason: str = "movetime"
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         hints.update_remaining_ms(self.limit_ms - stats.time_since_movestart_ms)
         return self.reason if stats.time_since_movestart_ms >= self.limit_ms else None
 
@@ -126,7 +126,7 @@ class DepthStopper(Stopper):
 
     limit: int
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         return "depth" if stats.depth >= self.limit else None
 
 
@@ -136,7 +136,7 @@ class MateStopper(Stopper):
 
     moves: int
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         found = stats.mate_found
         return "mate" if found is not None and 0 < found <= self.moves else None
 
@@ -145,9 +145,9 @@ class MateStopper(Stopper):
 class ChainedStopper(Stopper):
     """Several stoppers checked in order; the first that says stop ends the check (Lc0's chain)."""
 
-    stoppers: List[Stopper] = field(default_factory=list)
+    stoppers: list[Stopper] = field(default_factory=list)
 
-    def should_stop(self, stats: SearchStats, hints: StopperHints) -> Optional[str]:
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         for stopper in self.stoppers:
             reason = stopper.should_stop(stats, hints)
             if reason is not None:
@@ -158,16 +158,16 @@ class ChainedStopper(Stopper):
         for stopper in self.stoppers:
             stopper.on_search_done(stats)
 
-    def telemetry(self) -> Dict[str, object]:
-        merged: Dict[str, object] = {}
+    def telemetry(self) -> dict[str, object]:
+        merged: dict[str, object] = {}
         for stopper in self.stoppers:
             merged.update(stopper.telemetry())
         return merged
 
 
-def limit_stoppers(go: GoParams, move_overhead_ms: int = 0) -> List[Stopper]:
+def limit_stoppers(go: GoParams, move_overhead_ms: int = 0) -> list[Stopper]:
     """The plain limits of `go` (nodes, movetime, depth, mate) as stoppers, in Lc0's chain order."""
-    chain: List[Stopper] = []
+    chain: list[Stopper] = []
     if go.nodes is not None:
         chain.append(NodesStopper(go.nodes))
     if go.movetime is not None:

@@ -1,1 +1,1 @@
-"""Benchmarks of `tempo bench NAME`: each module here is one benchmark, found by `lab.commands.bench`."""
+"""Benchmarks of `tempo bench NAME`: one per module here (found by `lab.commands.bench`)."""
