@@ -1,0 +1,1 @@
+"""Tempo's reference UCI engine."""
