@@ -16,7 +16,9 @@ class EngineSpec:
     """One engine as a process: how to start it and what to set.
 
     `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it
-    to our engine's launcher). `tc` overrides the experiment's time control for this engine.
+    to our engine's launcher). `env` is added to the process environment (for our engine,
+    `TEMPO_ENGINE_PYTHON=pypy|cpython` picks the interpreter). `tc` overrides the experiment's time
+    control for this engine.
     """
 
     name: str
@@ -24,6 +26,7 @@ class EngineSpec:
     protocol: str = "uci"
     options: dict[str, Any] = field(default_factory=dict)
     cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
     tc: str | None = None
 
