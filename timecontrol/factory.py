@@ -1,0 +1,42 @@
+"""Build a time manager from its spec string in Lc0's syntax (`timecontrol.options`).
+
+`create_manager("smooth(max-move-budget=0.3,mle-legacy(midpoint=50.0))")`; the names are in
+`MANAGERS`. Every key must be known to the named manager, and every error names the key.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from timecontrol.baselines import (
+    FractionManager,
+    FractionParams,
+    MovetimeManager,
+    MovetimeParams,
+    StockfishManager,
+)
+from timecontrol.manager import TimeManager
+from timecontrol.options import SpecOptions, TimeManagerSpecError, parse_spec
+
+MANAGERS: dict[str, Callable[[SpecOptions], TimeManager]] = {
+    "fraction": lambda options: FractionManager(FractionParams.from_options(options)),
+    "movetime": lambda options: MovetimeManager(MovetimeParams.from_options(options)),
+    "stockfish": lambda options: StockfishManager(),
+}
+
+
+def create_manager(spec: str) -> TimeManager:
+    """A fresh manager for one game from `spec`; `TimeManagerSpecError` (a ValueError) names the
+    unknown manager, unknown key, malformed number or out-of-range value."""
+    options = parse_spec(spec)
+    builder = MANAGERS.get(options.name)
+    if builder is None:
+        known = ", ".join(sorted(MANAGERS))
+        raise TimeManagerSpecError(
+            f"time manager {spec!r}: unknown manager {options.name!r}; known: {known}")
+    manager = builder(options)
+    options.check_all_used()
+    return manager
+
+
+__all__ = ["MANAGERS", "TimeManagerSpecError", "create_manager"]
