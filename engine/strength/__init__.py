@@ -1,0 +1,1 @@
+"""Strength limiting (MadChess-style UCI_LimitStrength): pure parameters, move choice, throttle."""
