@@ -34,7 +34,7 @@ class LegacyMovesLeft:
         return self.midpoint * (1.0 + 2.0 * ratio) ** (1.0 / self.steepness) - m
 
     def moves_left(self, ply: int, movestogo: int | None = None) -> float:
-        """The estimate, capped by `movestogo` when 0 < movestogo < estimate (reference §2.4)."""
+        """The estimate capped by `movestogo` if 0 < movestogo < estimate (reference §2 step 4)."""
         estimate = self.estimate(ply)
         if movestogo is not None and 0 < movestogo < estimate:
             return float(movestogo)
