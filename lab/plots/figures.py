@@ -1,0 +1,69 @@
+"""Figures without pyplot: a new Agg-backed figure, saving it as PNG or SVG, and shared labels.
+
+The plots build `matplotlib.figure.Figure` objects directly on an Agg canvas, so they need no
+display, keep no global pyplot state and can run in worker threads or tests side by side.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+#: Output formats, chosen by the file suffix.
+FORMATS = ("png", "svg")
+#: Resolution of PNG output.
+DPI = 110
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """An empty figure of `width` × `height` inches on an Agg canvas, laid out automatically."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig: Figure, path: str | Path) -> Path:
+    """Write `fig` to `path` (PNG or SVG, from the suffix), creating folders; returns the path."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise ValueError(f"cannot write plot {path}: the suffix must be .png or .svg")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format=fmt, dpi=DPI)
+    return path
+
+
+def require_columns(frame: pd.DataFrame, columns: list[str], what: str) -> None:
+    """Raise a ValueError naming the missing columns if `frame` lacks any of `columns`."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the {what} frame has no column {', '.join(map(repr, missing))}")
+
+
+def numeric(frame: pd.DataFrame, column: str) -> pd.Series:
+    """`frame[column]` as floats (missing column or unparsable values give NaN)."""
+    if column not in frame.columns:
+        return pd.Series(float("nan"), index=frame.index, dtype=float)
+    return pd.to_numeric(frame[column], errors="coerce").astype(float)
+
+
+def player_labels(moves: pd.DataFrame) -> pd.Series:
+    """Per move, the mover's label: its engine name, plus its time manager (`tm_tm`) when known.
+
+    One line per label in the summary plots, so two configurations of one engine that differ
+    only by time manager are told apart.
+    """
+    engine = moves["engine"].astype(str)
+    if "tm_tm" not in moves.columns:
+        return engine
+    tm = moves["tm_tm"]
+    known = tm.notna() & (tm.astype(str) != "")
+    return engine.where(~known, engine + " [" + tm.astype(str) + "]")
+
+
+def move_numbers(ply: pd.Series) -> pd.Series:
+    """Full-move number of each ply (ply 0 = White's first move of the game → move 1)."""
+    return ply.astype(int) // 2 + 1

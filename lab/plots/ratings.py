@@ -1,0 +1,76 @@
+"""Ratings with their error bars, one row per player, best at the top."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from lab.plots.figures import new_figure, numeric, require_columns, save_figure
+
+
+def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """player, rating, and the distances below and above it to the interval ends, best first.
+
+    The interval is `lower`..`upper` when the table has them, else ± `error`; a table with
+    neither gets no bars (zero distances).
+    """
+    require_columns(frame, ["player", "rating"], "ratings")
+    if frame.empty:
+        raise ValueError("the ratings table is empty")
+    rating = numeric(frame, "rating")
+    if {"lower", "upper"} <= set(frame.columns):
+        below, above = rating - numeric(frame, "lower"), numeric(frame, "upper") - rating
+    elif "error" in frame.columns:
+        below = above = numeric(frame, "error")
+    else:
+        below = above = pd.Series(0.0, index=frame.index)
+    out = pd.DataFrame(
+        {
+            "player": frame["player"].astype(str),
+            "rating": rating,
+            "below": below.fillna(0.0).clip(lower=0.0),
+            "above": above.fillna(0.0).clip(lower=0.0),
+        }
+    )
+    return out.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") -> Figure:
+    """Horizontal error-bar chart of a rating table (columns player, rating, lower/upper or error).
+
+    Each row is labelled with its rating and the interval's half-widths, so the figure reads
+    without the table.
+    """
+    table = rating_intervals(frame)
+    fig = new_figure(10, 1.6 + 0.45 * len(table))
+    ax = fig.subplots()
+    y = np.arange(len(table))[::-1]
+    ax.errorbar(
+        table["rating"], y, xerr=[table["below"], table["above"]], fmt="o", color="C0",
+        ecolor="C0", capsize=4, markersize=6, label="rating with interval",
+    )
+    for yi, row in zip(y, table.itertuples(), strict=True):
+        text = f"{row.rating:+.0f}" if row.below == row.above == 0 else (
+            f"{row.rating:+.0f} (−{row.below:.0f}/+{row.above:.0f})"
+        )
+        ax.annotate(text, (row.rating + row.above, yi), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize="small")
+    ax.set_yticks(y, table["player"])
+    ax.set_ylim(-0.7, len(table) - 0.3)
+    span = (table["rating"] + table["above"]).max() - (table["rating"] - table["below"]).min()
+    ax.set_xlim(
+        (table["rating"] - table["below"]).min() - 0.08 * span - 10,
+        (table["rating"] + table["above"]).max() + 0.3 * span + 40,
+    )
+    ax.set_xlabel("rating (Elo)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="x")
+    return fig
+
+
+def plot_ratings(rating_frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write the ratings chart of `rating_frame` to `path` (.png or .svg); returns the path."""
+    return save_figure(ratings_figure(rating_frame), path)

@@ -1,0 +1,180 @@
+"""How engines and time managers spend the clock over many games.
+
+Three panels: time used per move number (mean line, interquartile band, and for time managers
+with telemetry their mean budget, dashed), the fraction of the available time used by the end of
+each game, and nodes per move against move number. One line per engine, or per engine and time
+manager when the engine reports its manager (`tm_tm`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from lab.plots.figures import (
+    move_numbers,
+    new_figure,
+    numeric,
+    player_labels,
+    require_columns,
+    save_figure,
+)
+
+#: Quantiles drawn as the spread band around the mean.
+SPREAD = (0.25, 0.75)
+
+_MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
+
+
+def per_move_stats(moves: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Mean, quartiles and count of `column` per (label, move number), over all games.
+
+    Rows where `column` is missing are left out, so engines that do not report it vanish.
+    """
+    frame = pd.DataFrame(
+        {
+            "label": player_labels(moves),
+            "move": move_numbers(moves["ply"]),
+            "value": numeric(moves, column),
+        }
+    ).dropna(subset=["value"])
+    grouped = frame.groupby(["label", "move"])["value"]
+    stats = grouped.agg(["mean", "count"])
+    stats["low"] = grouped.quantile(SPREAD[0])
+    stats["high"] = grouped.quantile(SPREAD[1])
+    return stats.reset_index()
+
+
+def fraction_of_time_used(moves: pd.DataFrame) -> pd.DataFrame:
+    """Per game and side, the fraction of the time it had that it used by the end of the game.
+
+    Time available = time used + clock left after its last move: this counts the starting clock
+    and every increment or moves-to-go refill it received. Sides without clock data (fixed-nodes
+    or fixed-time games) are left out.
+    """
+    frame = pd.DataFrame(
+        {
+            "game_id": moves["game_id"],
+            "label": player_labels(moves),
+            "side": moves["side"] if "side" in moves.columns else moves["engine"],
+            "ply": moves["ply"].astype(int),
+            "used": numeric(moves, "elapsed_ms"),
+            "left": numeric(moves, "clock_after_ms"),
+        }
+    ).sort_values(["game_id", "ply"])
+    per_side = frame.groupby(["game_id", "side"]).agg(
+        label=("label", "last"), used=("used", "sum"), left=("left", "last")
+    )
+    per_side = per_side.dropna(subset=["left"])
+    available = per_side["used"] + per_side["left"].clip(lower=0.0)
+    per_side["fraction"] = (per_side["used"] / available).where(available > 0)
+    return per_side.dropna(subset=["fraction"]).reset_index()
+
+
+def _colours(labels: list[str]) -> dict[str, str]:
+    """One colour of matplotlib's default cycle per label, stable across the panels."""
+    return {label: f"C{i % 10}" for i, label in enumerate(labels)}
+
+
+def _band_lines(
+    ax: Axes, stats: pd.DataFrame, colours: dict[str, str], scale: float, style: str = "-"
+) -> None:
+    for label, group in stats.groupby("label", sort=True):
+        colour = colours[label]
+        ax.plot(group["move"], group["mean"] * scale, style, color=colour, label=label)
+        ax.fill_between(
+            group["move"], group["low"] * scale, group["high"] * scale, color=colour, alpha=0.2
+        )
+
+
+def _no_data(ax: Axes, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="0.4")
+
+
+def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) -> Figure:
+    """The many-games time summary (see the module docstring) as a Figure.
+
+    `games`, when given, only sets the subtitle (number of games and time controls).
+    """
+    require_columns(moves, _MOVE_COLUMNS, "moves")
+    if moves.empty:
+        raise ValueError("no moves to plot")
+    labels = sorted(player_labels(moves).unique())
+    fig = new_figure(13, 9)
+    colours = _colours(labels)
+    grid = fig.add_gridspec(2, 2, height_ratios=[1.2, 1])
+    ax_time = fig.add_subplot(grid[0, :])
+    ax_frac = fig.add_subplot(grid[1, 0])
+    ax_nodes = fig.add_subplot(grid[1, 1])
+
+    low, high = (int(q * 100) for q in SPREAD)
+    _band_lines(ax_time, per_move_stats(moves, "elapsed_ms"), colours, 1e-3)
+    budget = per_move_stats(moves, "tm_budget_ms")
+    for label, group in budget.groupby("label", sort=True):
+        ax_time.plot(
+            group["move"], group["mean"] * 1e-3, "--", color=colours[label],
+            label=f"{label}: budget",
+        )
+    ax_time.set_title(
+        f"Time used per move (line: mean, band: {low}th–{high}th percentile; dashed: mean budget)"
+    )
+    ax_time.set_xlabel("move number")
+    ax_time.set_ylabel("time used (s)")
+    ax_time.set_ylim(bottom=0)
+    ax_time.grid(alpha=0.3)
+    ax_time.legend(loc="upper right", fontsize="small")
+
+    fractions = fraction_of_time_used(moves)
+    ax_frac.set_title("Fraction of the available time used by the end of the game")
+    ax_frac.set_ylabel("fraction of available time used")
+    if fractions.empty:
+        _no_data(ax_frac, "no clock data (fixed nodes or fixed time per move)")
+    else:
+        present = [lb for lb in labels if lb in set(fractions["label"])]
+        data = [fractions.loc[fractions["label"] == lb, "fraction"].to_numpy() for lb in present]
+        ax_frac.boxplot(data, tick_labels=present, widths=0.5, showfliers=False)
+        rng = np.random.default_rng(0)
+        for i, (label, values) in enumerate(zip(present, data, strict=True), start=1):
+            jitter = rng.uniform(-0.12, 0.12, size=len(values))
+            ax_frac.plot(
+                i + jitter, values, "o", color=colours[label], alpha=0.7, markersize=4,
+                label=f"{label} ({len(values)} games)",
+            )
+        ax_frac.set_ylim(0, 1.05)
+        ax_frac.tick_params(axis="x", labelrotation=15)
+        ax_frac.legend(loc="lower right", fontsize="small")
+    ax_frac.grid(alpha=0.3, axis="y")
+
+    nodes = per_move_stats(moves, "nodes")
+    ax_nodes.set_title("Nodes per move (mean, interquartile band)")
+    ax_nodes.set_xlabel("move number")
+    ax_nodes.set_ylabel("nodes")
+    if nodes.empty or not (nodes["mean"] > 0).any():
+        _no_data(ax_nodes, "no node counts reported")
+    else:
+        _band_lines(ax_nodes, nodes, colours, 1.0)
+        ax_nodes.set_yscale("log")
+        ax_nodes.legend(loc="best", fontsize="small")
+    ax_nodes.grid(alpha=0.3, which="both")
+
+    fig.suptitle(_summary_title(moves, games), fontsize="x-large")
+    return fig
+
+
+def _summary_title(moves: pd.DataFrame, games: pd.DataFrame | None) -> str:
+    n_games = moves["game_id"].nunique()
+    title = f"Time usage over {n_games} game{'s' if n_games != 1 else ''}"
+    if games is not None and "tc" in games.columns:
+        controls = sorted(str(tc) for tc in games["tc"].dropna().unique() if str(tc))
+        if controls:
+            title += f" (time control {', '.join(controls)})"
+    return title
+
+
+def plot_time_usage(moves: pd.DataFrame, games: pd.DataFrame | None, path: str | Path) -> Path:
+    """Write the many-games time summary to `path` (.png or .svg); returns the path."""
+    return save_figure(time_usage_figure(moves, games), path)
