@@ -18,9 +18,11 @@ from timecontrol.baselines import (
 from timecontrol.manager import TimeManager
 from timecontrol.options import SpecOptions, TimeManagerSpecError, parse_spec
 from timecontrol.smooth import SmoothManager, SmoothParams
+from timecontrol.smooth_lc0 import SmoothLc0Manager, SmoothLc0Params
 
 MANAGERS: dict[str, Callable[[SpecOptions], TimeManager]] = {
     "smooth": lambda options: SmoothManager(SmoothParams.from_options(options)),
+    "smooth-lc0": lambda options: SmoothLc0Manager(SmoothLc0Params.from_options(options)),
     "fraction": lambda options: FractionManager(FractionParams.from_options(options)),
     "movetime": lambda options: MovetimeManager(MovetimeParams.from_options(options)),
     "stockfish": lambda options: StockfishManager(),

@@ -160,11 +160,14 @@ class SmoothManager(TimeManager):
 
     def __init__(self, params: SmoothParams | None = None) -> None:
         self.params = params or SmoothParams()
-        self.state = SmoothState.fresh(self.params)
+        self.state = self._fresh_state()
         self.generation = 0
 
+    def _fresh_state(self) -> SmoothState:
+        return SmoothState.fresh(self.params)
+
     def new_game(self) -> None:
-        self.state = SmoothState.fresh(self.params)
+        self.state = self._fresh_state()
         self.generation += 1
 
     def _update_tree_reuse(self, reused_nodes: int) -> None:

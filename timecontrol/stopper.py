@@ -45,7 +45,9 @@ class SearchStats:
     """A snapshot of the search at one stopper check (Lc0's IterationStats).
 
     Alpha-beta fills `depth` with the last completed iteration and leaves `root_visits` empty;
-    MCTS fills `root_visits` (visits per root move) and counts `nodes` as visits.
+    MCTS fills `root_visits` (visits per root move) and counts `nodes` as visits, and sets
+    `need_more_time` when the most-visited root move is not the best by value (Lc0's
+    kNeedMoreTime hint, read by the smooth-lc0 stopper).
     """
 
     time_since_movestart_ms: float = 0.0
@@ -57,6 +59,7 @@ class SearchStats:
     num_root_moves: int = 0
     root_visits: Sequence[int] = ()
     mate_found: int | None = None
+    need_more_time: bool = False
 
 
 @dataclass
