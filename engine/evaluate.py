@@ -1,0 +1,248 @@
+"""Static evaluation: S = material + positional terms, tapered by game phase.
+
+The board value follows Greenblatt 1967's S = M + R + P + K + C (seed
+003_6566fcddc03baa47.txt: material, piece-ratio change, pawn structure, king safety, centre
+control) widened to the terms MadChess's Elo limiter scales one by one (seed
+000_0bc72ab1c4602caa.txt, /work/shared/reference/elo_limit.md sections 1.5-1.6). Each term is
+multiplied by a knowledge fraction (1.0 = full knowledge), so a strength limiter can make the
+engine misjudge passed pawns, king safety and the rest independently.
+
+Speed: the evaluation runs at every quiescence node, so it works on python-chess bitboards
+directly with tables precomputed at import (engine/eval_terms), see
+/work/shared/reference/engines.md section 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import chess
+
+from engine.eval_terms.bits import LIGHT_SQUARES, flip, popcount
+from engine.eval_terms.scaling import SCALE_NONE, endgame_scale, piece_ratio
+from engine.eval_terms.side import side_terms
+from engine.eval_terms.weights import PHASE_MAX, S, unpack
+
+# Saturation bound for static scores; engine/score.py (owned by the search) will define the
+# same EVAL_LIMIT = 20000, below MATE_VALUE = 32000, and this constant then comes from there.
+EVAL_LIMIT = 20000
+
+TERMS = (
+    "material",
+    "piece_location",
+    "passed_pawns",
+    "king_safety",
+    "mobility",
+    "pawn_structure",
+    "threats",
+    "minor_pieces",
+    "major_pieces",
+    "endgame_scaling",
+    "piece_ratio",
+    "center_control",
+)
+
+#: Middlegame material in centipawns (the search orders captures with these).
+PIECE_VALUES: dict[chess.PieceType, int] = {
+    chess.PAWN: 100,
+    chess.KNIGHT: 320,
+    chess.BISHOP: 330,
+    chess.ROOK: 500,
+    chess.QUEEN: 900,
+}
+#: Endgame material: pawns and rooks gain as the board empties, knights lose a little.
+ENDGAME_PIECE_VALUES: dict[chess.PieceType, int] = {
+    chess.PAWN: 125,
+    chess.KNIGHT: 300,
+    chess.BISHOP: 330,
+    chess.ROOK: 540,
+    chess.QUEEN: 950,
+}
+_MATERIAL_TYPES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+
+
+@dataclass
+class MaterialValues:
+    """Middlegame and endgame value of each piece type (pawn to queen), in centipawns."""
+
+    middlegame: dict[chess.PieceType, int] = field(default_factory=lambda: dict(PIECE_VALUES))
+    endgame: dict[chess.PieceType, int] = field(
+        default_factory=lambda: dict(ENDGAME_PIECE_VALUES)
+    )
+
+    def __post_init__(self) -> None:
+        for name, values in (("middlegame", self.middlegame), ("endgame", self.endgame)):
+            for piece_type in _MATERIAL_TYPES:
+                value = values.get(piece_type)
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise ValueError(
+                        f"MaterialValues.{name}: {chess.piece_name(piece_type)} needs an int "
+                        f"centipawn value, got {value!r}"
+                    )
+                if not -30000 < value < 30000:
+                    raise ValueError(
+                        f"MaterialValues.{name}: {chess.piece_name(piece_type)} value {value} "
+                        "is out of range"
+                    )
+
+
+def _knowledge_fractions(knowledge: Mapping[str, float] | None) -> tuple[float, ...]:
+    """Fractions in TERMS order; unknown names and values outside [0, 1] are errors."""
+    fractions = dict.fromkeys(TERMS, 1.0)
+    for name, value in (knowledge or {}).items():
+        if name not in fractions:
+            raise ValueError(f"unknown evaluation term {name!r}; known terms: {', '.join(TERMS)}")
+        fraction = float(value)
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"knowledge fraction for {name!r} must be in [0, 1], got {value!r}")
+        fractions[name] = fraction
+    return tuple(fractions[name] for name in TERMS)
+
+
+def _taper(score: int, phase: int) -> int:
+    """Blend a packed (mg, eg) score by phase (PHASE_MAX = middlegame), rounding toward zero
+    so that a position and its colour-flipped mirror get exactly opposite values."""
+    mg, eg = unpack(score)
+    blended = mg * phase + eg * (PHASE_MAX - phase)
+    if blended >= 0:
+        return blended // PHASE_MAX
+    return -(-blended // PHASE_MAX)
+
+
+class Evaluator:
+    """Evaluates positions with given knowledge fractions and material values.
+
+    ``knowledge`` maps term names (see TERMS) to fractions in [0, 1]; missing terms get 1.0.
+    For "endgame_scaling" a fraction f applies the scale factor partially:
+    factor = 1 - f * (1 - raw_factor).
+    """
+
+    def __init__(
+        self,
+        knowledge: Mapping[str, float] | None = None,
+        material: MaterialValues | None = None,
+    ) -> None:
+        self.material = material if material is not None else MaterialValues()
+        self.knowledge = _knowledge_fractions(knowledge)
+        self._full_knowledge = all(f == 1.0 for f in self.knowledge)
+        mg, eg = self.material.middlegame, self.material.endgame
+        self._packed = [S(mg[t], eg[t]) for t in _MATERIAL_TYPES]
+        self._mg = [mg[t] for t in _MATERIAL_TYPES]
+        self._start_total = 2 * (
+            8 * mg[chess.PAWN] + 2 * (mg[chess.KNIGHT] + mg[chess.BISHOP] + mg[chess.ROOK])
+            + mg[chess.QUEEN]
+        )
+
+    def evaluate(self, board: chess.Board) -> int:
+        """Centipawns from the side to move's point of view, within +-EVAL_LIMIT."""
+        value = sum(self._white_terms(board))
+        if value > EVAL_LIMIT:
+            value = EVAL_LIMIT
+        elif value < -EVAL_LIMIT:
+            value = -EVAL_LIMIT
+        return value if board.turn else -value
+
+    def terms(self, board: chess.Board) -> dict[str, int]:
+        """Each term from White's point of view after knowledge scaling; "endgame_scaling" is
+        the change the scale factor makes, so the values sum to the evaluation from White's
+        view (before saturation to +-EVAL_LIMIT)."""
+        return dict(zip(TERMS, self._white_terms(board)))
+
+    def _white_terms(self, board: chess.Board) -> list[int]:
+        """All terms in TERMS order, from White's point of view."""
+        black_occ, white_occ = board.occupied_co
+        pawns, knights, bishops = board.pawns, board.knights, board.bishops
+        rooks, queens, kings = board.rooks, board.queens, board.kings
+
+        wp, wn, wb = pawns & white_occ, knights & white_occ, bishops & white_occ
+        wr, wq, wk = rooks & white_occ, queens & white_occ, kings & white_occ
+        bp, bn, bb = pawns & black_occ, knights & black_occ, bishops & black_occ
+        br, bq, bk = rooks & black_occ, queens & black_occ, kings & black_occ
+
+        white = side_terms(wp, wn, wb, wr, wq, wk, bp, bn, bb, br, bq, bk, white_occ, black_occ)
+        f_white, f_black = flip(white_occ), flip(black_occ)
+        f_pawns, f_knights, f_bishops = flip(pawns), flip(knights), flip(bishops)
+        f_rooks, f_queens, f_kings = flip(rooks), flip(queens), flip(kings)
+        black = side_terms(
+            f_pawns & f_black, f_knights & f_black, f_bishops & f_black,
+            f_rooks & f_black, f_queens & f_black, f_kings & f_black,
+            f_pawns & f_white, f_knights & f_white, f_bishops & f_white,
+            f_rooks & f_white, f_queens & f_white, f_kings & f_white,
+            f_black, f_white,
+        )
+
+        counts_w = (popcount(wp), popcount(wn), popcount(wb), popcount(wr), popcount(wq))
+        counts_b = (popcount(bp), popcount(bn), popcount(bb), popcount(br), popcount(bq))
+        phase = (
+            counts_w[1] + counts_w[2] + counts_b[1] + counts_b[2]
+            + 2 * (counts_w[3] + counts_b[3]) + 4 * (counts_w[4] + counts_b[4])
+        )
+        if phase > PHASE_MAX:
+            phase = PHASE_MAX
+
+        packed = self._packed
+        material = 0
+        for i in range(5):
+            material += (counts_w[i] - counts_b[i]) * packed[i]
+        mg = self._mg
+        mat_w = mat_b = 0
+        for i in range(5):
+            mat_w += counts_w[i] * mg[i]
+            mat_b += counts_b[i] * mg[i]
+
+        values = [
+            _taper(material, phase),
+            _taper(white[0] - black[0], phase),
+            _taper(white[1] - black[1], phase),
+            _taper(white[2] - black[2], phase),
+            _taper(white[3] - black[3], phase),
+            _taper(white[4] - black[4], phase),
+            _taper(white[5] - black[5], phase),
+            _taper(white[6] - black[6], phase),
+            _taper(white[7] - black[7], phase),
+            0,
+            int(piece_ratio(mat_w, mat_b, self._start_total)),
+            _taper(white[8] - black[8], phase),
+        ]
+        fractions = self.knowledge
+        if not self._full_knowledge:
+            for i in range(12):
+                if fractions[i] != 1.0:
+                    values[i] = int(values[i] * fractions[i])
+
+        total = sum(values)
+        if total:
+            white_strong = total > 0
+            strong, weak = (counts_w, counts_b) if white_strong else (counts_b, counts_w)
+            opposite_bishops = (
+                counts_w[2] == 1 and counts_b[2] == 1
+                and bool(wb & LIGHT_SQUARES) != bool(bb & LIGHT_SQUARES)
+            )
+            if not strong[0] or opposite_bishops:
+                pieces_strong = sum(strong[i] * mg[i] for i in range(1, 5))
+                pieces_weak = sum(weak[i] * mg[i] for i in range(1, 5))
+                raw = endgame_scale(
+                    bool(strong[0]),
+                    pieces_strong,
+                    pieces_weak,
+                    strong[1] == 2 and not (strong[2] or strong[3] or strong[4]),
+                    mg[2],
+                    opposite_bishops,
+                    not (counts_w[1] or counts_b[1] or counts_w[3] or counts_b[3]
+                         or counts_w[4] or counts_b[4]),
+                )
+                if raw != SCALE_NONE:
+                    factor = 1.0 - fractions[9] * (1.0 - raw / SCALE_NONE)
+                    values[9] = int(total * factor) - total
+        return values
+
+
+_DEFAULT = Evaluator()
+
+
+def evaluate(board: chess.Board, knowledge: Mapping[str, float] | None = None) -> int:
+    """Evaluate ``board`` for the side to move with the default material values."""
+    if knowledge is None:
+        return _DEFAULT.evaluate(board)
+    return Evaluator(knowledge).evaluate(board)
