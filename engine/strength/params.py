@@ -228,8 +228,11 @@ class StrengthParams:
     `nps` is the search-speed limit, `move_error` and `blunder_error` the error budgets in
     centipawns, `blunder_per128` the chance out of 128 that a move's budget is the blunder error.
     `knowledge` maps every name in `TERMS` to the fraction of that evaluation term the engine
-    keeps, `knowledge_per128` to the same as the seed's integer per 128. `material` holds the
-    Tempo-scale piece values (python-chess piece types as keys).
+    keeps, `knowledge_per128` to the same as the seed's integer per 128 (apply it as
+    `value * per128 // 128`). For "endgame_scaling" the evaluation moves its endgame scale factor
+    from "no scaling" toward the real one by that fraction and leaves a scale of 0 (a recognised
+    draw) alone, as the 3.2 beta does (reference §1.5). `material` holds the Tempo-scale piece
+    values (python-chess piece types as keys), which replace `BASE_MATERIAL` in the evaluation.
     """
 
     elo: int
