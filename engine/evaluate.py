@@ -23,10 +23,7 @@ from engine.eval_terms.bits import LIGHT_SQUARES, flip, popcount
 from engine.eval_terms.scaling import SCALE_NONE, endgame_scale, piece_ratio
 from engine.eval_terms.side import side_terms
 from engine.eval_terms.weights import PHASE_MAX, S, unpack
-
-# Saturation bound for static scores; engine/score.py (owned by the search) will define the
-# same EVAL_LIMIT = 20000, below MATE_VALUE = 32000, and this constant then comes from there.
-EVAL_LIMIT = 20000
+from engine.score import EVAL_LIMIT
 
 TERMS = (
     "material",
@@ -71,10 +68,24 @@ class MaterialValues:
         default_factory=lambda: dict(ENDGAME_PIECE_VALUES)
     )
 
+    @classmethod
+    def from_middlegame(cls, middlegame: Mapping[chess.PieceType, int]) -> MaterialValues:
+        """Values from middlegame ones alone (one value per piece, as the Elo limiter has):
+        each endgame value keeps the default endgame/middlegame ratio of its piece type."""
+        mg = {t: middlegame[t] for t in _MATERIAL_TYPES if t in middlegame}
+        eg = {
+            t: int(value * ENDGAME_PIECE_VALUES[t] / PIECE_VALUES[t]) for t, value in mg.items()
+        }
+        return cls(middlegame=mg, endgame=eg)
+
     def __post_init__(self) -> None:
         for name, values in (("middlegame", self.middlegame), ("endgame", self.endgame)):
             for piece_type in _MATERIAL_TYPES:
-                value = values.get(piece_type)
+                if piece_type not in values:
+                    raise ValueError(
+                        f"MaterialValues.{name}: missing the {chess.piece_name(piece_type)} value"
+                    )
+                value = values[piece_type]
                 if not isinstance(value, int) or isinstance(value, bool):
                     raise ValueError(
                         f"MaterialValues.{name}: {chess.piece_name(piece_type)} needs an int "
