@@ -15,7 +15,8 @@ def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:
     """player, rating, and the distances below and above it to the interval ends, best first.
 
     The interval is `lower`..`upper` when the table has them, else ± `error`; a table with
-    neither gets no bars (zero distances).
+    neither, or a row without them (the anchor), gets no bars (zero distances). `bound` is
+    carried over (">" a floor for a perfect winner, "<" a ceiling for a perfect loser).
     """
     require_columns(frame, ["player", "rating"], "ratings")
     if frame.empty:
@@ -33,6 +34,7 @@ def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:
             "rating": rating,
             "below": below.fillna(0.0).clip(lower=0.0),
             "above": above.fillna(0.0).clip(lower=0.0),
+            "bound": frame["bound"].fillna("").astype(str) if "bound" in frame.columns else "",
         }
     )
     return out.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
@@ -42,7 +44,8 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
     """Horizontal error-bar chart of a rating table (columns player, rating, lower/upper or error).
 
     Each row is labelled with its rating and the interval's half-widths, so the figure reads
-    without the table.
+    without the table. A rating that is only a bound (perfect score) gets an arrow marker
+    pointing the way the true rating lies.
     """
     table = rating_intervals(frame)
     fig = new_figure(10, 1.6 + 0.45 * len(table))
@@ -52,10 +55,15 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
         table["rating"], y, xerr=[table["below"], table["above"]], fmt="o", color="C0",
         ecolor="C0", capsize=4, markersize=6, label="rating with interval",
     )
+    for marker, bound in ((">", ">"), ("<", "<")):
+        rows = table["bound"] == bound
+        if rows.any():
+            ax.plot(table.loc[rows, "rating"], y[rows.to_numpy()], marker, color="C3",
+                    markersize=10, linestyle="none", label=f"bound ({bound} rating)")
     for yi, row in zip(y, table.itertuples(), strict=True):
-        text = f"{row.rating:+.0f}" if row.below == row.above == 0 else (
-            f"{row.rating:+.0f} (−{row.below:.0f}/+{row.above:.0f})"
-        )
+        text = f"{row.bound}{row.rating:+.0f}"
+        if row.below or row.above:
+            text += f" (−{row.below:.0f}/+{row.above:.0f})"
         ax.annotate(text, (row.rating + row.above, yi), xytext=(6, 0),
                     textcoords="offset points", va="center", fontsize="small")
     ax.set_yticks(y, table["player"])
@@ -67,10 +75,13 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
     )
     ax.set_xlabel("rating (Elo)")
     ax.set_title(title)
+    ax.legend(loc="lower right", fontsize="small")
     ax.grid(alpha=0.3, axis="x")
     return fig
 
 
-def plot_ratings(rating_frame: pd.DataFrame, path: str | Path) -> Path:
+def plot_ratings(
+    rating_frame: pd.DataFrame, path: str | Path, title: str = "Ratings with error bars"
+) -> Path:
     """Write the ratings chart of `rating_frame` to `path` (.png or .svg); returns the path."""
-    return save_figure(ratings_figure(rating_frame), path)
+    return save_figure(ratings_figure(rating_frame, title), path)

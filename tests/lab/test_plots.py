@@ -1,0 +1,362 @@
+"""lab.plots on synthetic frames shaped like `lab.store`'s: what each figure shows, and its files.
+
+The figures are inspected as matplotlib objects (titles, lines, their data, legends); the files
+are checked as real PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lab.plots import (
+    game_time_figure,
+    plot_game_time,
+    plot_ratings,
+    plot_score_over_time,
+    plot_time_usage,
+    ratings_figure,
+    score_over_time_figure,
+    time_usage_figure,
+)
+from lab.plots.game import moves_left_actual
+from lab.plots.score import gauntlet_challenger, running_score
+from lab.plots.time_usage import fraction_of_time_used
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+TM_KEYS = [
+    "tm_tm", "tm_budget_ms", "tm_hard_ms", "tm_used_ms", "tm_nodes", "tm_reused_nodes",
+    "tm_moves_left", "tm_nps_est", "tm_tree_reuse", "tm_timeuse", "tm_stop_reason", "tm_ply",
+]
+
+
+def mle(ply: int, midpoint: float = 51.5, steepness: float = 7.0) -> float:
+    """Moves-left estimate, shared/reference/smooth_time_manager.md §5."""
+    m = ply / 2
+    return midpoint * (1 + 2 * (m / midpoint) ** steepness) ** (1 / steepness) - m
+
+
+def synthetic_frames(
+    n_games: int = 4,
+    plies: tuple[int, ...] = (60, 81),
+    players: tuple[str, str] = ("tempo", "stockfish"),
+    telemetry: tuple[bool, bool] = (True, False),
+    tm_columns: bool = True,
+    seed: int = 1,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(games, moves) of games at 10+0.1 s between two players, colours alternating.
+
+    Each side spends about 70 % of a smooth-like budget (clock / moves-left) per move. A player
+    with telemetry gets `tm_*` values, the other NaN there (as Stockfish); with `tm_columns`
+    false the columns are absent altogether (a store that never saw telemetry).
+    """
+    rng = np.random.default_rng(seed)
+    games, moves = [], []
+    for g in range(n_games):
+        white, black = players if g % 2 == 0 else players[::-1]
+        n_plies = plies[g % len(plies)]
+        clocks = {"white": 10_000.0, "black": 10_000.0}
+        game_id = f"g{g:03d}"
+        for ply in range(n_plies):
+            side = "white" if ply % 2 == 0 else "black"
+            engine = white if side == "white" else black
+            before = clocks[side]
+            moves_left = mle(ply)
+            budget = (before + 100.0 * (moves_left - 1)) / moves_left
+            elapsed = 0.7 * budget * rng.uniform(0.6, 1.4)
+            clocks[side] = before - elapsed + 100.0
+            nps = 20_000.0 if engine == players[0] else 1_000_000.0
+            row = {
+                "game_id": game_id, "white": white, "black": black, "side": side,
+                "engine": engine, "ply": ply, "move": "e2e4", "san": "e4",
+                "elapsed_ms": elapsed, "clock_before_ms": before, "clock_after_ms": clocks[side],
+                "reported_ms": elapsed - 2, "depth": 8, "seldepth": 12, "score_cp": 10,
+                "score_mate": math.nan, "nodes": int(nps * elapsed / 1000),
+                "nps": nps * rng.uniform(0.9, 1.1), "pv": "e2e4",
+            }
+            if tm_columns:
+                row.update(dict.fromkeys(TM_KEYS, math.nan))
+            if telemetry[players.index(engine)]:
+                row.update(
+                    tm_tm="smooth", tm_budget_ms=budget, tm_hard_ms=3 * budget,
+                    tm_used_ms=elapsed - 1, tm_nodes=row["nodes"], tm_reused_nodes=0,
+                    tm_moves_left=moves_left, tm_nps_est=nps, tm_tree_reuse=0.5 + 0.002 * ply,
+                    tm_timeuse=0.7 - 0.001 * ply, tm_stop_reason="budget", tm_ply=ply,
+                )
+            moves.append(row)
+        games.append(
+            {
+                "game_id": game_id, "round": g // 2 + 1, "pair_id": f"p{g // 2}",
+                "white": white, "black": black, "result": ["1-0", "0-1", "1/2-1/2"][g % 3],
+                "termination": "normal", "reason": "", "tc": "10+0.1",
+                "opening_fen": "startpos", "started_at": f"2026-11-21T12:{g:02d}:00",
+                "finished_at": f"2026-11-21T12:{g:02d}:30", "plies": n_plies,
+            }
+        )
+    return pd.DataFrame(games), pd.DataFrame(moves)
+
+
+def axes_by_title(fig) -> dict[str, object]:
+    """The figure's titled axes, keyed by title."""
+    return {ax.get_title(): ax for ax in fig.axes if ax.get_title()}
+
+
+def find_axes(fig, start: str):
+    matches = [ax for title, ax in axes_by_title(fig).items() if title.startswith(start)]
+    assert len(matches) == 1, f"no single axes titled {start!r}: {list(axes_by_title(fig))}"
+    return matches[0]
+
+
+def line_labels(ax) -> list[str]:
+    labels = (line.get_label() for line in ax.get_lines())
+    return sorted(label for label in labels if not label.startswith("_"))
+
+
+def legend_texts(ax) -> list[str]:
+    legend = ax.get_legend()
+    assert legend is not None, f"axes {ax.get_title()!r} has no legend"
+    return sorted(t.get_text() for t in legend.get_texts())
+
+
+# --- many games --------------------------------------------------------------------------------
+
+
+def test_time_usage_has_one_line_per_engine_and_manager_plus_budget():
+    games, moves = synthetic_frames(n_games=4)
+    fig = time_usage_figure(moves, games)
+    assert "4 games" in fig.get_suptitle() and "10+0.1" in fig.get_suptitle()
+    time_ax = find_axes(fig, "Time used per move")
+    assert time_ax.get_ylabel() == "time used (s)" and time_ax.get_xlabel() == "move number"
+    # Stockfish has no telemetry: no manager in its label and no budget line.
+    expected = ["stockfish", "tempo [smooth]", "tempo [smooth]: budget"]
+    assert line_labels(time_ax) == expected
+    assert legend_texts(time_ax) == expected
+    # One spread band per engine.
+    assert len(time_ax.collections) == 2
+    # Games of 60 and 81 plies: move numbers 1..41, times within what the moves used.
+    for line in time_ax.get_lines():
+        x = np.asarray(line.get_xdata())
+        assert x.min() == 1 and x.max() in (40, 41)
+    used = moves["elapsed_ms"] / 1000
+    sf = next(ln for ln in time_ax.get_lines() if ln.get_label() == "stockfish")
+    assert used.min() <= np.min(sf.get_ydata()) and np.max(sf.get_ydata()) <= used.max()
+
+    nodes_ax = find_axes(fig, "Nodes per move")
+    assert nodes_ax.get_yscale() == "log"
+    assert line_labels(nodes_ax) == ["stockfish", "tempo [smooth]"]
+    frac_ax = find_axes(fig, "Fraction of the available time")
+    assert legend_texts(frac_ax) == ["stockfish (4 games)", "tempo [smooth] (4 games)"]
+
+
+def test_time_usage_mean_and_quartiles_are_those_of_the_moves():
+    """Hand-made: engine A spends 100 and 300 ms on move 1 of two games, 200 and 200 on move 2."""
+    rows = []
+    for game, times in (("a", (100.0, 200.0)), ("b", (300.0, 200.0))):
+        for i, elapsed in enumerate(times):
+            rows.append({"game_id": game, "side": "white", "engine": "A", "ply": 2 * i,
+                         "elapsed_ms": elapsed, "clock_after_ms": 1000.0, "nodes": 1000})
+    fig = time_usage_figure(pd.DataFrame(rows))
+    time_ax = find_axes(fig, "Time used per move")
+    (line,) = time_ax.get_lines()
+    assert list(line.get_xdata()) == [1, 2]
+    assert np.allclose(line.get_ydata(), [0.2, 0.2])
+    (band,) = time_ax.collections
+    low, high = band.get_paths()[0].vertices[:, 1].min(), band.get_paths()[0].vertices[:, 1].max()
+    assert low == pytest.approx(0.15) and high == pytest.approx(0.25)  # quartiles of 100, 300 ms
+
+
+def test_fraction_of_available_time_counts_increments_and_the_clock_left():
+    # 10 s + 1 s/move: three moves of 2 s leave 10 - 6 + 3 = 7 s; available 13 s, used 6 s.
+    rows = [
+        {"game_id": "g", "side": "white", "engine": "A", "ply": 2 * i, "elapsed_ms": 2000.0,
+         "clock_after_ms": 10_000.0 - 2000.0 * (i + 1) + 1000.0 * (i + 1)}
+        for i in range(3)
+    ]
+    rows += [{"game_id": "g", "side": "black", "engine": "B", "ply": 1, "elapsed_ms": 500.0,
+              "clock_after_ms": math.nan}]
+    fractions = fraction_of_time_used(pd.DataFrame(rows))
+    assert list(fractions["label"]) == ["A"]  # B has no clock: left out
+    assert fractions["fraction"].iloc[0] == pytest.approx(6 / 13)
+
+
+def test_time_usage_without_telemetry_columns_still_plots_time_used():
+    games, moves = synthetic_frames(
+        n_games=2, players=("sf-a", "sf-b"), telemetry=(False, False), tm_columns=False
+    )
+    assert not any(c.startswith("tm_") for c in moves.columns)
+    fig = time_usage_figure(moves, games)
+    time_ax = find_axes(fig, "Time used per move")
+    assert line_labels(time_ax) == ["sf-a", "sf-b"]
+
+
+def test_time_usage_without_clocks_or_nodes_says_so():
+    _, moves = synthetic_frames(n_games=2)
+    moves = moves.assign(clock_after_ms=math.nan, clock_before_ms=math.nan, nodes=None)
+    fig = time_usage_figure(moves)
+    frac_texts = [t.get_text() for t in find_axes(fig, "Fraction of the available").texts]
+    assert any("no clock data" in t for t in frac_texts)
+    node_texts = [t.get_text() for t in find_axes(fig, "Nodes per move").texts]
+    assert any("no node counts" in t for t in node_texts)
+
+
+def test_time_usage_rejects_empty_or_malformed_frames():
+    _, moves = synthetic_frames(n_games=1)
+    with pytest.raises(ValueError, match="no moves"):
+        time_usage_figure(moves.iloc[0:0])
+    with pytest.raises(ValueError, match="'elapsed_ms'"):
+        time_usage_figure(moves.drop(columns=["elapsed_ms"]))
+
+
+# --- one game ----------------------------------------------------------------------------------
+
+
+def test_game_picture_with_telemetry_has_every_panel():
+    _, moves = synthetic_frames(n_games=2)
+    fig = game_time_figure(moves, "g000")  # tempo White, stockfish Black, 60 plies
+    assert "g000" in fig.get_suptitle() and "tempo (White)" in fig.get_suptitle()
+    titles = list(axes_by_title(fig))
+    assert len(titles) == 5
+    time_ax = find_axes(fig, "Time per move")
+    assert len(time_ax.patches) == 60  # one bar per ply
+    assert max(p.get_height() for p in time_ax.patches) == pytest.approx(
+        moves.loc[moves["game_id"] == "g000", "elapsed_ms"].max() / 1000
+    )
+    assert line_labels(time_ax) == ["tempo (White): budget"]
+    assert legend_texts(time_ax) == [
+        "stockfish (Black): time used", "tempo (White): budget", "tempo (White): time used",
+    ]
+    clock_ax = find_axes(fig, "Clock left")
+    assert clock_ax.get_ylabel() == "clock (s)"
+    assert line_labels(clock_ax) == ["stockfish (Black)", "tempo (White)"]
+    nps_ax = find_axes(fig, "Smooth manager: NPS")
+    assert line_labels(nps_ax) == ["tempo (White): NPS estimate", "tempo (White): NPS reported"]
+    factor_ax = find_axes(fig, "Smooth manager: tree-reuse")
+    assert line_labels(factor_ax) == ["tempo (White): time use u", "tempo (White): tree reuse r"]
+    r = next(ln for ln in factor_ax.get_lines() if "tree reuse" in ln.get_label())
+    assert np.allclose(r.get_ydata(), 0.5 + 0.002 * np.arange(0, 60, 2))
+    left_ax = find_axes(fig, "Moves-left estimate")
+    estimate, actual = sorted(left_ax.get_lines(), key=lambda ln: ln.get_label())
+    assert estimate.get_ydata()[0] == pytest.approx(51.5)  # MLE(0) = midpoint (§5)
+    assert list(actual.get_ydata()) == list(range(30, 0, -1))  # White made 30 moves
+
+
+def test_game_picture_without_telemetry_shows_time_and_clock_only():
+    _, moves = synthetic_frames(n_games=2, players=("sf-a", "sf-b"), telemetry=(False, False))
+    fig = game_time_figure(moves, "g001")
+    assert len(axes_by_title(fig)) == 2
+    assert "no time-manager telemetry" in fig.get_suptitle()
+    time_ax = find_axes(fig, "Time per move")
+    assert len(time_ax.patches) == 81 and line_labels(time_ax) == []
+
+
+def test_game_picture_names_an_unknown_game():
+    _, moves = synthetic_frames(n_games=1)
+    with pytest.raises(ValueError, match="'nope'"):
+        game_time_figure(moves, "nope")
+
+
+def test_moves_left_actual_counts_this_move_and_the_sides_later_ones():
+    game = pd.DataFrame({"ply": range(5), "side": ["white", "black"] * 2 + ["white"]})
+    assert list(moves_left_actual(game)) == [3, 2, 2, 1, 1]
+
+
+# --- ratings and score -------------------------------------------------------------------------
+
+
+def test_ratings_rows_best_first_with_asymmetric_bars():
+    frame = pd.DataFrame(
+        {"player": ["low", "top", "mid"], "rating": [-120.0, 350.0, 0.0],
+         "lower": [-180.0, 300.0, math.nan], "upper": [-70.0, 410.0, math.nan]}
+    )
+    fig = ratings_figure(frame)
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["top", "mid", "low"]
+    assert ax.get_xlabel() == "rating (Elo)"
+    _, _, (bars,) = ax.containers[0]
+    segments = {round(seg[0][1]): (seg[0][0], seg[1][0]) for seg in bars.get_segments()}
+    assert segments[2] == (300.0, 410.0)  # top row
+    assert segments[0] == (-180.0, -70.0)
+    assert segments[1] == (0.0, 0.0)  # the anchor has no interval
+    labels = sorted(t.get_text() for t in ax.texts)
+    assert labels == ["+0", "+350 (−50/+60)", "-120 (−60/+50)"]
+
+
+def test_ratings_from_error_column_and_bounds():
+    frame = pd.DataFrame(
+        {"player": ["a", "b"], "rating": [500.0, -500.0], "error": [math.nan, math.nan],
+         "bound": [">", "<"]}
+    )
+    (ax,) = ratings_figure(frame).axes
+    assert legend_texts(ax) == ["bound (< rating)", "bound (> rating)", "rating with interval"]
+    assert sorted(t.get_text() for t in ax.texts) == ["<-500", ">+500"]
+    (ax,) = ratings_figure(pd.DataFrame({"player": ["a"], "rating": [10.0], "error": [20]})).axes
+    _, _, (bars,) = ax.containers[0]
+    assert [tuple(p[0] for p in seg) for seg in bars.get_segments()] == [(-10.0, 30.0)]
+    with pytest.raises(ValueError, match="'rating'"):
+        ratings_figure(pd.DataFrame({"player": ["a"]}))
+
+
+def test_running_score_and_its_interval():
+    games = pd.DataFrame(
+        {"game_id": ["1", "2", "3"], "white": ["c", "x", "c"], "black": ["x", "c", "y"],
+         "result": ["1-0", "1/2-1/2", "0-1"],
+         "finished_at": ["t1", "t2", "t3"]}
+    )
+    table = running_score(games, "c")
+    assert list(table["points"]) == [1.0, 0.5, 0.0]
+    assert list(table["score"]) == pytest.approx([1.0, 0.75, 0.5])
+    assert list(table["opponent"]) == ["x", "x", "y"]
+    # After 3 games: σ² = (¼ + 0 + ¼)/3, interval ½ ± 1.96·√(σ²/3) (reference §4.2).
+    half = 1.959964 * math.sqrt((0.5 / 3) / 3)
+    assert table["score_lower"].iloc[-1] == pytest.approx(0.5 - half, abs=1e-6)
+    assert table["score_upper"].iloc[-1] == pytest.approx(0.5 + half, abs=1e-6)
+    assert table["elo"].iloc[-1] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_score_figure_one_line_per_opponent_and_elo_axis():
+    games, _ = synthetic_frames(n_games=6, plies=(2,), players=("c", "x"))
+    more, _ = synthetic_frames(n_games=4, plies=(2,), players=("c", "y"))
+    games = pd.concat([games, more.assign(game_id="h" + more["game_id"])])
+    assert gauntlet_challenger(games) == "c"
+    fig = score_over_time_figure(games, "c")
+    ax = next(a for a in fig.axes if a.get_title())
+    assert "c: score over time, 10 games" in ax.get_title()
+    assert line_labels(ax) == ["c: running score", "even score", "vs x", "vs y"]
+    assert ax.get_ylim() == (0.0, 1.0)
+    assert any(a.get_ylabel() == "Elo difference" for a in ax.child_axes)
+    with pytest.raises(ValueError, match="'z'"):
+        running_score(games, "z")
+
+
+def test_gauntlet_challenger_needs_a_player_in_every_game():
+    games = pd.DataFrame({"white": ["a", "b"], "black": ["c", "d"]})
+    with pytest.raises(ValueError, match="no player is in every game"):
+        gauntlet_challenger(games)
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def test_plots_write_nonempty_png_and_svg(tmp_path):
+    games, moves = synthetic_frames(n_games=3)
+    ratings = pd.DataFrame({"player": ["tempo", "stockfish"], "rating": [0.0, 300.0],
+                            "error": [math.nan, 40.0]})
+    written = [
+        plot_time_usage(moves, games, tmp_path / "usage.png"),
+        plot_game_time(moves, "g001", tmp_path / "sub" / "game.png"),
+        plot_ratings(ratings, tmp_path / "ratings.png"),
+        plot_score_over_time(games, "tempo", tmp_path / "score.png"),
+    ]
+    for path in written:
+        data = path.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) > 10_000, path
+    svg = plot_time_usage(moves, games, tmp_path / "usage.svg")
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg")
+    assert "Time used per move" in svg.read_text()
+    with pytest.raises(ValueError, match=r"usage\.pdf"):
+        plot_time_usage(moves, games, tmp_path / "usage.pdf")
