@@ -3,15 +3,16 @@
 The lines come without the leading "info string ", which the UCI layer adds. The first block is
 the seed's dump line for line: the limit, the four search parameters, MadChess-scale middlegame
 and endgame material (reference §1.6) and the nine knowledge integers per 128 (§1.5), so that our
-limit can be checked against the seed by eye. The `Eval*Material` lines that follow are the
-Tempo-scale values our evaluation actually uses (see `params` for the mapping).
+limit can be checked against the seed by eye. The `EvalMg*Material` and `EvalEg*Material`
+lines that follow are the Tempo-scale values our evaluation actually uses (see `params` for the
+mapping).
 """
 
 from __future__ import annotations
 
 import chess
 
-from engine.strength.params import BASE_MATERIAL, StrengthParams, madchess_material
+from engine.strength.params import StrengthParams, madchess_material
 
 #: The seed's knowledge line names, in its order, for our term keys.
 KNOWLEDGE_DUMP_NAMES = (
@@ -44,6 +45,8 @@ def dump_lines(params: StrengthParams) -> list[str]:
         lines.append(f"Eg{name}Material = {eg}")
     for term, name in KNOWLEDGE_DUMP_NAMES:
         lines.append(f"{name} = {params.knowledge_per128[term]}")
-    for piece in BASE_MATERIAL:
-        lines.append(f"Eval{_piece_name(piece)}Material = {params.material[piece]}")
+    for piece, (mg, eg) in params.material.items():
+        name = _piece_name(piece)
+        lines.append(f"EvalMg{name}Material = {mg}")
+        lines.append(f"EvalEg{name}Material = {eg}")
     return lines

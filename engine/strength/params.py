@@ -5,17 +5,19 @@ table in seeds/000_0bc72ab1c4602caa.txt and its 1075 Elo `debug on` example; the
 reference/elo_limit.md §0 (speed and errors), §1.5 (knowledge) and §1.6 (material). MadChess
 truncates rather than rounds (§1.2, "Pitfalls"), and so do we.
 
-Material scale. MadChess's default values (pawn 100/127, knight 300/519, bishop 330/545,
-rook 500/858, queen 975/1671, middlegame/endgame) are not ours: Tempo's evaluation uses one value
-per piece, `BASE_MATERIAL` (pawn 100, knight 320, bishop 330, rook 500, queen 900 centipawns).
-The evaluation must use these same base values; if it uses others, this table must follow. The
-seed's distortions below 1000 Elo are defined relative to each piece's own default (pawns from 0
-to full value over 600..799, rook from 0.67x and queen from 1.33x to full value over 600..999,
-the bishop from the knight's value to its own), so we carry the *rules* over to our base values
-rather than rescaling the seed's numbers. At 600 Elo the seed's middlegame values P 0, N 300,
-B 300, R 335, Q 1296 become P 0, N 320, B 320, R 335, Q 1197 on our scale; from 1000 Elo on (the
-seed's 1075 example) both scales show their undistorted defaults. `madchess_material` keeps the
-seed-scale values for the `debug on` dump, which reproduces the seed verbatim.
+Material scale. MadChess's (middlegame, endgame) defaults (pawn 100/127, knight 300/519,
+bishop 330/545, rook 500/858, queen 975/1671) are not ours: Tempo's evaluation
+(engine/evaluate.py, PIECE_VALUES and ENDGAME_PIECE_VALUES) uses `BASE_MATERIAL`: pawn 100/125,
+knight 320/300, bishop 330/330, rook 500/540, queen 900/950 centipawns. The two must stay equal;
+a test checks it. The seed's distortions below 1000 Elo are defined relative to each piece's
+own default (pawns from 0 to full value over 600..799, rook from 0.67x and queen from 1.33x to
+full value over 600..999, the dearer minor piece from the cheaper one's value to its own), so we
+carry the *rules* over to our base values, phase by phase, rather than rescaling the seed's
+numbers. At 600 Elo the seed's middlegame values P 0, N 300, B 300, R 335, Q 1296 become P 0,
+N 320, B 320, R 335, Q 1197 on our scale (endgame: P 0, N 300, B 300, R 361, Q 1263); from 1000
+Elo on (the seed's 1075 example) both scales show their undistorted defaults.
+`madchess_material` keeps the seed-scale values for the `debug on` dump, which reproduces the
+seed verbatim.
 
 Knowledge. Each positional term is multiplied by a fraction that rises linearly from 0 at 600 Elo
 to 1 at the term's top rating (§1.5); `knowledge_per128` is the seed's integer form
@@ -67,13 +69,13 @@ KNOWLEDGE_MAX_ELO = {
 #: Terms kept at full knowledge at every Elo (not in the reference's schedule).
 FIXED_TERMS = ("material", "piece_ratio", "center_control")
 
-#: Tempo's material scale in centipawns; engine/evaluation must use the same values.
+#: Tempo's (middlegame, endgame) material in centipawns, as engine/evaluate.py has it.
 BASE_MATERIAL = {
-    chess.PAWN: 100,
-    chess.KNIGHT: 320,
-    chess.BISHOP: 330,
-    chess.ROOK: 500,
-    chess.QUEEN: 900,
+    chess.PAWN: (100, 125),
+    chess.KNIGHT: (320, 300),
+    chess.BISHOP: (330, 330),
+    chess.ROOK: (500, 540),
+    chess.QUEEN: (900, 950),
 }
 
 #: MadChess 3.2 beta's (middlegame, endgame) defaults (reference §1.6), for the seed's dump only.
@@ -173,8 +175,12 @@ def _beta_lerp(low: int, high: int, elo: int, elo_low: int, elo_high: int) -> in
     return min(max(value, min(low, high)), max(low, high))
 
 
-def _distorted(piece: int, default: int, elo: int, knight: int) -> int:
-    """One piece value below 1000 Elo by the 3.2 beta rules (reference §1.6)."""
+def _distorted(piece: int, default: int, elo: int, other_minor: int) -> int:
+    """One piece value in one phase by the 3.2 beta rules (reference §1.6).
+
+    `other_minor` is the other minor piece's default in the same phase (the bishop's for a
+    knight, the knight's for a bishop): the dearer of the two starts from the cheaper's value.
+    """
     if piece == chess.PAWN:
         if elo < PAWN_FULL_ELO:
             return _beta_lerp(0, default, elo, ELO_MIN, PAWN_FULL_ELO - 1)
@@ -186,29 +192,32 @@ def _distorted(piece: int, default: int, elo: int, knight: int) -> int:
         return _beta_lerp(math.trunc(0.67 * default), default, elo, ELO_MIN, last)
     if piece == chess.QUEEN:
         return _beta_lerp(math.trunc(1.33 * default), default, elo, ELO_MIN, last)
-    if piece == chess.BISHOP and default > knight:
-        return _beta_lerp(knight, default, elo, ELO_MIN, last)
+    if piece in (chess.KNIGHT, chess.BISHOP) and default > other_minor:
+        return _beta_lerp(other_minor, default, elo, ELO_MIN, last)
     return default
 
 
-def material_for_elo(elo: int) -> dict[int, int]:
-    """Tempo-scale piece values (keyed by python-chess piece type) at this Elo."""
+def _distort_all(base: dict[int, tuple[int, int]], elo: int) -> dict[int, tuple[int, int]]:
     _check_elo(elo)
-    knight = BASE_MATERIAL[chess.KNIGHT]
-    return {p: _distorted(p, v, elo, knight) for p, v in BASE_MATERIAL.items()}
+    other = {chess.KNIGHT: base[chess.BISHOP], chess.BISHOP: base[chess.KNIGHT]}
+    values = {}
+    for piece, (mg, eg) in base.items():
+        other_mg, other_eg = other.get(piece, (0, 0))
+        values[piece] = (
+            _distorted(piece, mg, elo, other_mg),
+            _distorted(piece, eg, elo, other_eg),
+        )
+    return values
+
+
+def material_for_elo(elo: int) -> dict[int, tuple[int, int]]:
+    """Tempo-scale (middlegame, endgame) piece values at this Elo, keyed by piece type."""
+    return _distort_all(BASE_MATERIAL, elo)
 
 
 def madchess_material(elo: int) -> dict[int, tuple[int, int]]:
     """MadChess-scale (middlegame, endgame) values at this Elo, as the seed's dump prints them."""
-    _check_elo(elo)
-    knight_mg, knight_eg = MADCHESS_MATERIAL[chess.KNIGHT]
-    values = {}
-    for piece, (mg, eg) in MADCHESS_MATERIAL.items():
-        values[piece] = (
-            _distorted(piece, mg, elo, knight_mg),
-            _distorted(piece, eg, elo, knight_eg),
-        )
-    return values
+    return _distort_all(MADCHESS_MATERIAL, elo)
 
 
 def _check_knowledge(name: str, values: dict, low: float, high: float) -> None:
@@ -229,10 +238,11 @@ class StrengthParams:
     centipawns, `blunder_per128` the chance out of 128 that a move's budget is the blunder error.
     `knowledge` maps every name in `TERMS` to the fraction of that evaluation term the engine
     keeps, `knowledge_per128` to the same as the seed's integer per 128 (apply it as
-    `value * per128 // 128`). For "endgame_scaling" the evaluation moves its endgame scale factor
-    from "no scaling" toward the real one by that fraction and leaves a scale of 0 (a recognised
-    draw) alone, as the 3.2 beta does (reference §1.5). `material` holds the Tempo-scale piece
-    values (python-chess piece types as keys), which replace `BASE_MATERIAL` in the evaluation.
+    `value * per128 // 128`). For "endgame_scaling" the 3.2 beta moves the endgame scale factor
+    from "no scaling" toward the real one by that fraction, and only when the real scale is not
+    0 (reference §1.5). `material` holds the Tempo-scale (middlegame, endgame) piece values
+    keyed by python-chess piece type, which replace the evaluation's defaults (`material_mg`
+    and `material_eg` give them as two dicts).
     """
 
     elo: int
@@ -242,7 +252,7 @@ class StrengthParams:
     blunder_per128: int
     knowledge: dict[str, float] = field(hash=False)
     knowledge_per128: dict[str, int] = field(hash=False)
-    material: dict[int, int] = field(hash=False)
+    material: dict[int, tuple[int, int]] = field(hash=False)
 
     def __post_init__(self) -> None:
         _check_elo(self.elo)
@@ -257,6 +267,16 @@ class StrengthParams:
         _check_knowledge("knowledge_per128", self.knowledge_per128, 0, 128)
         if set(self.material) != set(BASE_MATERIAL):
             raise ValueError(f"material must hold pawn..queen, got keys {sorted(self.material)}")
+
+    @property
+    def material_mg(self) -> dict[int, int]:
+        """Middlegame piece values, pawn to queen."""
+        return {piece: mg for piece, (mg, _) in self.material.items()}
+
+    @property
+    def material_eg(self) -> dict[int, int]:
+        """Endgame piece values, pawn to queen."""
+        return {piece: eg for piece, (_, eg) in self.material.items()}
 
     @property
     def blunder_percent(self) -> int:

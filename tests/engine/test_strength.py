@@ -3,6 +3,7 @@
 import chess
 import pytest
 
+from engine import evaluate
 from engine.strength.dump import dump_lines
 from engine.strength.params import (
     BASE_MATERIAL,
@@ -201,25 +202,35 @@ def test_madchess_scale_material_reproduces_reference(elo):
     assert tuple(got[p] for p in PIECES) == REFERENCE_MATERIAL[elo]
 
 
+def test_base_material_and_terms_are_the_evaluations():
+    assert {p: mg for p, (mg, _) in BASE_MATERIAL.items()} == evaluate.PIECE_VALUES
+    assert {p: eg for p, (_, eg) in BASE_MATERIAL.items()} == evaluate.ENDGAME_PIECE_VALUES
+    assert TERMS == evaluate.TERMS
+
+
 def test_tempo_scale_material_applies_the_seed_rules():
-    # At 600: pawns worth nothing, bishop = knight, rook trunc(0.67 x 500), queen trunc(1.33 x 900).
+    # At 600: pawns worth nothing, bishop = knight, rook trunc(0.67 x base), queen
+    # trunc(1.33 x base), in each phase.
     assert material_for_elo(600) == {
-        chess.PAWN: 0,
-        chess.KNIGHT: 320,
-        chess.BISHOP: 320,
-        chess.ROOK: 335,
-        chess.QUEEN: 1197,
+        chess.PAWN: (0, 0),
+        chess.KNIGHT: (320, 300),
+        chess.BISHOP: (320, 300),
+        chess.ROOK: (335, 361),
+        chess.QUEEN: (1197, 1263),
     }
     assert material_for_elo(1075) == BASE_MATERIAL
-    assert material_for_elo(800)[chess.PAWN] == 100
+    assert material_for_elo(800)[chess.PAWN] == BASE_MATERIAL[chess.PAWN]
     assert material_for_elo(999) == BASE_MATERIAL
+    params = params_for_elo(700)
+    assert params.material_mg[chess.PAWN] == 50 and params.material_eg[chess.PAWN] == 62
     previous = material_for_elo(ELO_MIN)
     for elo in range(ELO_MIN + 1, 1001):
         values = material_for_elo(elo)
-        for piece in (chess.PAWN, chess.BISHOP, chess.ROOK):
-            assert values[piece] >= previous[piece]
-        assert values[chess.QUEEN] <= previous[chess.QUEEN]
-        assert values[chess.KNIGHT] == BASE_MATERIAL[chess.KNIGHT]
+        for phase in (0, 1):
+            for piece in (chess.PAWN, chess.BISHOP, chess.ROOK):
+                assert values[piece][phase] >= previous[piece][phase]
+            assert values[chess.QUEEN][phase] <= previous[chess.QUEEN][phase]
+            assert values[chess.KNIGHT] == BASE_MATERIAL[chess.KNIGHT]
         previous = values
 
 
@@ -274,6 +285,9 @@ def test_dump_matches_seed_then_lists_tempo_material(elo, expected):
     lines = dump_lines(params_for_elo(elo))
     assert lines[: len(expected)] == expected
     material = material_for_elo(elo)
-    assert lines[len(expected) :] == [
-        f"Eval{chess.piece_name(p).capitalize()}Material = {material[p]}" for p in PIECES
-    ]
+    tail = []
+    for piece in PIECES:
+        name = chess.piece_name(piece).capitalize()
+        tail += [f"EvalMg{name}Material = {material[piece][0]}"]
+        tail += [f"EvalEg{name}Material = {material[piece][1]}"]
+    assert lines[len(expected) :] == tail
