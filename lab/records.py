@@ -73,6 +73,9 @@ class MoveRecord:
     `elapsed_ms` is measured by the harness from `go` sent to `bestmove` received; `reported_ms` is
     the engine's own `info time` of its last line. Clocks are the mover's, before and after the
     move (increment included). `telemetry` holds the fields of our engine's `info string tm` JSON.
+    `ply` counts from the task's opening FEN, book moves included (after an 8-ply book the first
+    engine move is ply 9). `turnaround_ms` is the harness's own time between the previous move's
+    answer and this move's `go` (None for the first engine move).
     """
 
     ply: int
@@ -90,6 +93,7 @@ class MoveRecord:
     nps: int | None = None
     pv: str | None = None
     telemetry: dict[str, Any] = field(default_factory=dict)
+    turnaround_ms: float | None = None
 
 
 @dataclass
@@ -99,6 +103,9 @@ class GameRecord:
     `termination` uses PGN's Termination values (`normal`, `time forfeit`, `adjudication`,
     `rules infraction`, `abandoned`, `stalled connection`); `reason` says it in words
     ("White mates", "Black's connection stalled", "illegal move e2e5 by White").
+    `white_tc`/`black_tc` are each side's time control (they differ under time odds), `final_fen`
+    the last position, and `illegal_move` the text of an illegal or malformed move that ended the
+    game (for a comment: it is never in `moves`).
     """
 
     game_id: str
@@ -116,3 +123,7 @@ class GameRecord:
     round: int = 0
     pair_id: str | None = None
     worker: dict[str, Any] = field(default_factory=dict)
+    white_tc: str = ""
+    black_tc: str = ""
+    final_fen: str = ""
+    illegal_move: str | None = None

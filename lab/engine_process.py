@@ -1,0 +1,464 @@
+"""Engine processes over UCI or XBoard, driven through python-chess's asyncio API, timed honestly.
+
+Timing (reference/harness_and_stats.md sections 3.1, 6.1 and 8): python-chess keeps no clock, so the
+protocol classes here take two monotonic timestamps themselves. `send_line` stamps the moment just
+before the `go` line is written to the engine's stdin, and `pipe_data_received` stamps every chunk
+the event loop reads from stdout, so the `bestmove` (UCI) or `move` (XBoard) line carries the time
+its bytes arrived, before python-chess or we parse anything. Between the two stamps the harness does
+nothing but append the raw `info` lines to a list (python-chess's own parsing is off: `INFO_NONE`);
+they are parsed after the move, off the clock (`lab.search_info`). The `ucinewgame`/`isready`,
+`setoption` and `position` traffic happens before the `go` stamp, so it is never charged.
+
+Faults are outcomes, not exceptions: a search ends `ok`, `illegal` (bestmove not legal or not a
+move), `crashed` (the process died or closed its pipes), `stalled` (no answer by the deadline and
+none after `stop` either; the process is then killed) or `late` (answered only after `stop`).
+
+An `EnginePool` owns one event loop and keeps idle engine processes between games (one worker, one
+pool); a process that faulted is killed and a fresh one is started for the next game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import chess
+import chess.engine
+
+from lab.records import EngineSpec
+
+T = TypeVar("T")
+
+QUIT_TIMEOUT_S = 2.0
+"""How long a `quit` may take before the process group is killed."""
+
+
+class EngineError(Exception):
+    """An engine that cannot be used as configured; the message names the engine and the problem."""
+
+
+@dataclass
+class EngineIdentity:
+    """What an engine says about itself in the handshake, and where its binary is."""
+
+    name: str
+    author: str | None
+    version: str | None
+    protocol: str
+    options: dict[str, dict[str, Any]]
+    path: str
+
+
+@dataclass
+class MoveTiming:
+    """What the protocol saw during one search: the two stamps and the raw lines in between."""
+
+    go_sent: asyncio.Future[None]
+    answered: asyncio.Future[None]
+    go_at: float | None = None
+    answer_at: float | None = None
+    answer_line: str | None = None
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def elapsed_ms(self) -> float | None:
+        """Measured search time: `go` written to answer read, in ms."""
+        if self.go_at is None or self.answer_at is None:
+            return None
+        return (self.answer_at - self.go_at) * 1000.0
+
+
+class _TimedProtocol:
+    """Mixin over python-chess's protocols: stamp `go` and the answer line; keep the raw lines."""
+
+    answer_token = "bestmove"
+
+    def _timing_init(self) -> None:
+        self.timing: MoveTiming | None = None
+        self._chunk_at = 0.0
+
+    def arm(self) -> MoveTiming:
+        """Start watching for the next `go` and its answer."""
+        loop = asyncio.get_running_loop()
+        self.timing = MoveTiming(go_sent=loop.create_future(), answered=loop.create_future())
+        return self.timing
+
+    def send_line(self, line: str) -> None:
+        timing = self.timing
+        if timing is not None and timing.go_at is None and line.split(" ", 1)[0] == "go":
+            timing.go_at = time.monotonic()
+            super().send_line(line)  # type: ignore[misc]
+            timing.go_sent.set_result(None)
+            return
+        super().send_line(line)  # type: ignore[misc]
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self._chunk_at = time.monotonic()
+        super().pipe_data_received(fd, data)  # type: ignore[misc]
+
+    def _line_received(self, line: str) -> None:
+        timing = self.timing
+        if timing is not None and timing.go_at is not None and timing.answer_at is None:
+            if line.split(" ", 1)[0] == self.answer_token:
+                timing.answer_at = self._chunk_at
+                timing.answer_line = line
+                timing.answered.set_result(None)
+            else:
+                timing.lines.append(line)
+        super()._line_received(line)  # type: ignore[misc]
+
+
+class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
+    """python-chess's UCI protocol with honest move timing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._timing_init()
+
+
+class TimedXBoardProtocol(_TimedProtocol, chess.engine.XBoardProtocol):
+    """python-chess's XBoard (CECP) protocol with honest move timing; the answer is `move X`."""
+
+    answer_token = "move"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._timing_init()
+
+
+_PROTOCOLS: dict[str, type[_TimedProtocol]] = {
+    "uci": TimedUciProtocol, "xboard": TimedXBoardProtocol}
+
+
+@dataclass
+class SearchOutcome:
+    """How one search ended. `move_text` is what the engine sent as its move, legal or not."""
+
+    status: str
+    move: chess.Move | None = None
+    move_text: str | None = None
+    elapsed_ms: float | None = None
+    lines: list[str] = field(default_factory=list)
+    detail: str = ""
+    go_at: float | None = None
+    answer_at: float | None = None
+
+
+def resolve_binary(spec: EngineSpec) -> str:
+    """The absolute path of the engine's binary; `EngineError` when it is missing."""
+    if not spec.cmd:
+        raise EngineError(f"engine {spec.name!r}: empty command")
+    program = spec.cmd[0]
+    if os.sep in program:
+        path = os.path.join(spec.cwd or os.getcwd(), os.path.expanduser(program))
+        found = path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    else:
+        search_path = spec.env.get("PATH", os.environ.get("PATH"))
+        found = shutil.which(program, path=search_path)
+    if found is None:
+        raise EngineError(f"engine {spec.name!r}: binary {program!r} not found or not executable")
+    return os.path.realpath(found)
+
+
+def _version_of(name: str) -> str | None:
+    """The version token at the end of an `id name` ("Stockfish 15.1" -> "15.1"), if any."""
+    match = re.search(r"\s(v?\d[\w.\-]*)\s*$", name)
+    return match.group(1) if match else None
+
+
+def _describe_options(options: Any) -> dict[str, dict[str, Any]]:
+    described: dict[str, dict[str, Any]] = {}
+    for option in options.values():
+        entry: dict[str, Any] = {"type": option.type, "default": option.default}
+        if option.min is not None:
+            entry["min"], entry["max"] = option.min, option.max
+        if option.var:
+            entry["var"] = list(option.var)
+        described[option.name] = entry
+    return described
+
+
+class EngineProcess:
+    """One running engine: start it, let it search a position, end or kill it."""
+
+    def __init__(self, spec: EngineSpec, transport: asyncio.SubprocessTransport,
+                 protocol: _TimedProtocol, identity: EngineIdentity) -> None:
+        self.spec = spec
+        self.transport = transport
+        self.protocol: Any = protocol
+        self.identity = identity
+        self.faulted = False
+
+    @property
+    def pid(self) -> int:
+        return self.transport.get_pid()
+
+    @property
+    def alive(self) -> bool:
+        return not self.protocol.returncode.done()
+
+    @classmethod
+    async def start(cls, spec: EngineSpec) -> EngineProcess:
+        """Start the engine, run the handshake and set its options; `EngineError` names problems."""
+        name = spec.name
+        protocol_class = _PROTOCOLS.get(spec.protocol)
+        if protocol_class is None:
+            raise EngineError(f"engine {name!r}: unknown protocol {spec.protocol!r} "
+                              "(expected 'uci' or 'xboard')")
+        path = resolve_binary(spec)
+        env = {**os.environ, **spec.env} if spec.env else None
+        try:
+            transport, protocol = await protocol_class.popen(  # type: ignore[attr-defined]
+                spec.cmd, setpgrp=True, cwd=spec.cwd, env=env)
+        except OSError as err:
+            raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
+        process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
+                                                                {}, path))
+        try:
+            await process._handshake()
+        except BaseException:
+            await process.kill()
+            raise
+        return process
+
+    async def _handshake(self) -> None:
+        spec, protocol = self.spec, self.protocol
+        hello = "uci" if spec.protocol == "uci" else "xboard"
+        timeout = spec.startup_timeout_s
+        try:
+            await asyncio.wait_for(protocol.initialize(), timeout)
+        except asyncio.TimeoutError:
+            raise EngineError(f"engine {spec.name!r}: the {hello} handshake timed out after "
+                              f"{timeout:g} s") from None
+        except chess.engine.EngineError as err:
+            raise EngineError(f"engine {spec.name!r}: the {hello} handshake failed: {err}") from err
+        try:
+            await asyncio.wait_for(protocol.ping(), timeout)
+        except asyncio.TimeoutError:
+            what = "isready" if spec.protocol == "uci" else "ping"
+            raise EngineError(f"engine {spec.name!r}: no answer to {what} within "
+                              f"{timeout:g} s") from None
+        except chess.engine.EngineError as err:
+            raise EngineError(f"engine {spec.name!r}: the handshake failed: {err}") from err
+        if spec.protocol == "xboard" and not protocol.features.get("setboard"):
+            raise EngineError(f"engine {spec.name!r}: {protocol.id.get('name', spec.name)} lacks "
+                              "the setboard feature python-chess needs")
+        for option in spec.options:
+            if option not in protocol.options:
+                known = ", ".join(sorted(protocol.options)) or "none"
+                raise EngineError(f"engine {spec.name!r} has no option {option!r} "
+                                  f"(its options: {known})")
+        try:
+            await asyncio.wait_for(protocol.configure(spec.options), timeout)
+        except asyncio.TimeoutError:
+            raise EngineError(f"engine {spec.name!r}: setting options timed out") from None
+        except chess.engine.EngineError as err:
+            raise EngineError(f"engine {spec.name!r}: bad option value: {err}") from err
+        reported = protocol.id.get("name") or spec.name
+        self.identity = EngineIdentity(
+            name=reported, author=protocol.id.get("author"), version=_version_of(reported),
+            protocol=spec.protocol, options=_describe_options(protocol.options),
+            path=self.identity.path)
+
+    async def search(self, board: chess.Board, limit: chess.engine.Limit, *, game: object,
+                     answer_timeout_s: float, ready_timeout_s: float,
+                     stop_grace_s: float) -> SearchOutcome:
+        """Let the engine move in `board` under `limit`; the outcome says how it went.
+
+        `answer_timeout_s` counts from `go`; when it passes the engine is sent `stop` (UCI) or
+        `?` (XBoard) and gets `stop_grace_s` to answer (`late`) before it is killed (`stalled`).
+        The new-game and position traffic before `go` must finish within `ready_timeout_s`.
+        The outcome carries the monotonic stamps of `go` and of the answer.
+        """
+        timing = self.protocol.arm()
+        outcome = await self._search(timing, board, limit, game, answer_timeout_s,
+                                     ready_timeout_s, stop_grace_s)
+        outcome.go_at, outcome.answer_at = timing.go_at, timing.answer_at
+        return outcome
+
+    async def _search(self, timing: MoveTiming, board: chess.Board, limit: chess.engine.Limit,
+                      game: object, answer_timeout_s: float, ready_timeout_s: float,
+                      stop_grace_s: float) -> SearchOutcome:
+        play = asyncio.ensure_future(self.protocol.play(
+            board, limit, game=game, info=chess.engine.INFO_NONE))
+        try:
+            await asyncio.wait({play, timing.go_sent}, timeout=ready_timeout_s,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not timing.go_sent.done():
+                if play.done():
+                    return self._failed(play, timing)
+                return await self._stalled(timing, f"no answer to the new game or position "
+                                           f"within {ready_timeout_s:g} s")
+            left = answer_timeout_s - (time.monotonic() - timing.go_at)
+            await asyncio.wait({play, timing.answered}, timeout=max(0.0, left),
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not timing.answered.done():
+                if play.done():
+                    return self._failed(play, timing)
+                play.cancel()
+                await asyncio.wait({timing.answered}, timeout=stop_grace_s)
+                if not timing.answered.done():
+                    return await self._stalled(timing, "no move by the deadline nor after stop")
+                return SearchOutcome("late", move_text=self._move_text(timing),
+                                     elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                                     detail="moved only after stop")
+            await asyncio.wait({play}, timeout=ready_timeout_s)
+            if not play.done():
+                return await self._stalled(timing, "no answer to ping after its move")
+            if play.exception() is not None:
+                return self._failed(play, timing)
+            result = play.result()
+            if result.move is None:
+                return SearchOutcome("illegal", move_text=self._move_text(timing),
+                                     elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                                     detail="no move")
+            return SearchOutcome("ok", move=result.move, move_text=result.move.uci(),
+                                 elapsed_ms=timing.elapsed_ms, lines=timing.lines)
+        finally:
+            self.protocol.timing = None
+            if not play.done():
+                play.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait({play}, timeout=0.1)
+
+    def _move_text(self, timing: MoveTiming) -> str:
+        tokens = (timing.answer_line or "").split()
+        return tokens[1] if len(tokens) > 1 else "(none)"
+
+    def _failed(self, play: asyncio.Future[Any], timing: MoveTiming) -> SearchOutcome:
+        err = play.exception()
+        if isinstance(err, chess.engine.EngineTerminatedError) or not self.alive:
+            self.faulted = True
+            return SearchOutcome("crashed", elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                                 detail=str(err))
+        if timing.answer_line is not None:
+            return SearchOutcome("illegal", move_text=self._move_text(timing),
+                                 elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                                 detail=str(err))
+        self.faulted = True
+        return SearchOutcome("error", elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                             detail=str(err))
+
+    async def _stalled(self, timing: MoveTiming, detail: str) -> SearchOutcome:
+        self.faulted = True
+        await self.kill()
+        return SearchOutcome("stalled", lines=timing.lines, detail=detail)
+
+    async def end_game(self, board: chess.Board, timeout_s: float) -> None:
+        """Tell an XBoard engine the result (CECP `result`); UCI engines need nothing."""
+        if self.spec.protocol != "xboard" or not self.alive or self.faulted:
+            return
+        try:
+            await asyncio.wait_for(self.protocol.send_game_result(board), timeout_s)
+        except (asyncio.TimeoutError, chess.engine.EngineError):
+            self.faulted = True
+
+    async def quit(self) -> None:
+        """Ask the engine to quit; kill its process group if it does not within a moment."""
+        if self.alive and not self.faulted:
+            with contextlib.suppress(asyncio.TimeoutError, chess.engine.EngineError):
+                await asyncio.wait_for(self.protocol.quit(), QUIT_TIMEOUT_S)
+        await self.kill()
+
+    async def kill(self) -> None:
+        """Kill the engine's whole process group (launchers may have children) and reap it."""
+        if self.alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.protocol.returncode), QUIT_TIMEOUT_S)
+        self.transport.close()
+
+
+def _spec_key(spec: EngineSpec) -> tuple[Any, ...]:
+    return (spec.name, tuple(spec.cmd), spec.protocol, repr(sorted(spec.options.items())),
+            spec.cwd, tuple(sorted(spec.env.items())))
+
+
+class EnginePool:
+    """Engine processes kept between the games of one worker, with the event loop they live on.
+
+    `acquire` hands out an idle process of the same spec or starts one; `release` keeps a healthy
+    process (UCI engines get `ucinewgame` at the next game, XBoard engines `new`) and kills a
+    faulted one, so the next game gets a fresh process. At most `max_idle` idle processes are
+    kept; `close` quits them all. Use it from one thread.
+    """
+
+    def __init__(self, max_idle: int = 4) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.max_idle = max_idle
+        self._idle: list[tuple[tuple[Any, ...], EngineProcess]] = []
+        self.started = 0
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the pool's event loop."""
+        return self.loop.run_until_complete(coro)
+
+    async def acquire(self, spec: EngineSpec) -> EngineProcess:
+        """An idle healthy process for `spec`, else a new one (`EngineError` if it fails)."""
+        key = _spec_key(spec)
+        for index, (idle_key, process) in enumerate(self._idle):
+            if idle_key == key:
+                del self._idle[index]
+                if process.alive:
+                    return process
+                await process.kill()
+                break
+        process = await EngineProcess.start(spec)
+        self.started += 1
+        return process
+
+    async def release(self, process: EngineProcess) -> None:
+        """Keep a healthy process for the next game; kill a faulted or dead one."""
+        if process.faulted or not process.alive:
+            await process.kill()
+            return
+        self._idle.append((_spec_key(process.spec), process))
+        while len(self._idle) > self.max_idle:
+            _, oldest = self._idle.pop(0)
+            await oldest.quit()
+
+    def idle_pids(self) -> list[int]:
+        """Process ids of the idle engines (for tests and diagnostics)."""
+        return [process.pid for _, process in self._idle]
+
+    def close(self) -> None:
+        """Quit every idle engine and close the event loop."""
+        if self.loop.is_closed():
+            return
+        idle, self._idle = self._idle, []
+        for _, process in idle:
+            self.run(process.quit())
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        self.loop.close()
+
+    def __enter__(self) -> EnginePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def probe_engine(spec: EngineSpec) -> EngineIdentity:
+    """Start the engine, check its handshake, options and features, and quit it.
+
+    Raises `EngineError` naming the engine and the problem: binary missing, handshake failed or
+    timed out, an option in `spec.options` that the engine lacks, an XBoard engine without
+    `setboard`.
+    """
+
+    async def probe() -> EngineIdentity:
+        process = await EngineProcess.start(spec)
+        await process.quit()
+        return process.identity
+
+    with EnginePool(max_idle=0) as pool:
+        return pool.run(probe())

@@ -1,0 +1,96 @@
+"""A small misbehaving UCI engine for fault tests; run with sys.executable.
+
+It plays the first legal move in UCI order after sleeping `--sleep-ms`, reporting `--score`
+(centipawns, its own point of view) and its own time. At its `--at`-th `go` (counted in this
+process) it commits the `--fault`:
+
+* `crash`: exits at once with status 3;
+* `hang`: never answers again, not even `stop` or `isready`;
+* `illegal`: answers `bestmove a1b4`, well formed but never legal;
+* `malformed`: answers `bestmove zz99`;
+* `slow`: sleeps `--slow-ms` before answering (it ignores `stop` while sleeping);
+* `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake.
+
+With `--once FILE` the fault happens only if FILE does not exist yet (it is created), so a
+restarted process behaves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import chess
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fault", default="none")
+    parser.add_argument("--at", type=int, default=1)
+    parser.add_argument("--once", default=None)
+    parser.add_argument("--sleep-ms", type=float, default=0.0)
+    parser.add_argument("--slow-ms", type=float, default=0.0)
+    parser.add_argument("--score", type=int, default=0)
+    parser.add_argument("--name", default="Fake")
+    args = parser.parse_args()
+    fault = args.fault
+    if args.once is not None:
+        if os.path.exists(args.once):
+            fault = "none"
+        else:
+            open(args.once, "w").close()
+    board = chess.Board()
+    searches = 0
+    out = sys.stdout
+    for line in sys.stdin:
+        tokens = line.split()
+        if not tokens:
+            continue
+        command = tokens[0]
+        if command == "uci":
+            if fault == "nouciok":
+                continue
+            out.write(f"id name {args.name} 1.0\nid author Tests\n"
+                      "option name Hash type spin default 16 min 1 max 128\nuciok\n")
+        elif command == "isready":
+            out.write("readyok\n")
+        elif command == "position":
+            if "moves" in tokens:
+                index = tokens.index("moves")
+                head, moves = tokens[1:index], tokens[index + 1:]
+            else:
+                head, moves = tokens[1:], []
+            board = chess.Board() if head[:1] == ["startpos"] else chess.Board(" ".join(head[1:]))
+            for move in moves:
+                board.push_uci(move)
+        elif command == "go":
+            started = time.perf_counter()
+            searches += 1
+            now = searches == args.at
+            if now and fault == "crash":
+                os._exit(3)
+            if now and fault == "hang":
+                while True:
+                    time.sleep(60)
+            if args.sleep_ms:
+                time.sleep(args.sleep_ms / 1000)
+            if now and fault == "slow":
+                time.sleep(args.slow_ms / 1000)
+            move = min(board.legal_moves, key=lambda m: m.uci()).uci()
+            if now and fault == "illegal":
+                move = "a1b4"  # no piece ever moves so (not a line, not a knight jump)
+            if now and fault == "malformed":
+                move = "zz99"
+            used = int((time.perf_counter() - started) * 1000)
+            out.write(f"info depth 1 seldepth 1 score cp {args.score} nodes 1 time {used} "
+                      f"pv {move}\nbestmove {move}\n")
+        elif command == "quit":
+            break
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
