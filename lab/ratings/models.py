@@ -1,0 +1,156 @@
+"""The two rating models: Ordo's logistic model and BayesElo's Bradley–Terry model with draws.
+
+Each model gives, per pairing row, the log-likelihood of White's results as a function of
+Δ = R_white − R_black + advantage (and, for BayesElo, of the draw parameter), with its first and
+second derivatives, and the win/draw/loss probabilities that simulations draw from.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit, log_expit
+
+#: Ordo's default scale: 202 rating points for a 76 % expectancy (reference §5.1).
+ORDO_SCALE = 202.0
+#: BayesElo's default draw parameter and white advantage (`CBradleyTerry.cpp`, reference §5.2).
+BAYESELO_DRAWELO = 97.3
+BAYESELO_ADVANTAGE = 32.8
+#: ln 10 / 400: BayesElo's logistic L(x) = 1/(1 + 10^(−x/400)) as expit(C·x).
+C_ELO = math.log(10.0) / 400.0
+
+
+@dataclass
+class Terms:
+    """Per-row log-likelihood and its derivatives in Δ and in the draw parameter d."""
+
+    loglik: np.ndarray
+    d_delta: np.ndarray
+    dd_delta: np.ndarray
+    d_draw: np.ndarray | None = None
+    dd_delta_draw: np.ndarray | None = None
+    dd_draw: np.ndarray | None = None
+
+
+class OrdoModel:
+    """Ordo's model (reference §5.1): expectancy f = 1/(1 + e^(−βΔ)), a draw counts ½ point.
+
+    β = ln(0.76/0.24)/scale so that `scale` points give 76 % (202 → β = 1/175.25, Ordo's
+    default). The likelihood is Σ P ln f + (n − P) ln(1 − f) with P White's points: its
+    stationary point is Ordo's "expected points equal actual points". Draws do not move the
+    ratings; Ordo's draw model (`draw_probability`) only serves simulations and error bars.
+    """
+
+    name = "ordo"
+    has_draw_param = False
+
+    def __init__(self, scale: float = ORDO_SCALE):
+        if not scale > 0:
+            raise ValueError(f"the rating scale (Elo for 76 %) must be positive: {scale}")
+        self.scale = scale
+        self.beta = math.log(0.76 / 0.24) / scale
+
+    def expectancy(self, delta: np.ndarray) -> np.ndarray:
+        return expit(self.beta * delta)
+
+    def terms(self, delta, draw, wins, draws, losses) -> Terms:
+        n, points = wins + draws + losses, wins + draws / 2
+        x = self.beta * delta
+        f = expit(x)
+        return Terms(
+            points * log_expit(x) + (n - points) * log_expit(-x),
+            self.beta * (points - n * f),
+            -self.beta**2 * n * f * (1.0 - f),
+        )
+
+    def probabilities(self, delta: np.ndarray, draw: float) -> np.ndarray:
+        """[White wins, draws, loses] per row, from f and Ordo's draw model at rate `draw`."""
+        f = self.expectancy(delta)
+        d = draw_probability(f, draw)
+        return np.stack([f - d / 2, d, 1.0 - f - d / 2], axis=-1).clip(0.0, 1.0)
+
+    def score_variance(self, delta: np.ndarray, draw: float) -> np.ndarray:
+        """Variance of one game's score for White: f(1 − f) − D/4 (draws lower it)."""
+        f = self.expectancy(delta)
+        return f * (1.0 - f) - draw_probability(f, draw) / 4
+
+
+def draw_probability(f: np.ndarray, draw_eq: float) -> np.ndarray:
+    """Ordo's draw model (reference §5.1): D² = ν²·W·L with ν = 2·D_eq/(1 − D_eq).
+
+    With W = f − D/2 and L = 1 − f − D/2 this is the quadratic
+    (1 − ν²/4)·D² + (ν²/2)·D − ν²·f(1 − f) = 0, solved in its cancellation-free form.
+    """
+    if draw_eq <= 0.0:
+        return np.zeros_like(f)
+    if draw_eq >= 1.0:
+        return 2.0 * np.minimum(f, 1.0 - f)
+    nu2 = (2.0 * draw_eq / (1.0 - draw_eq)) ** 2
+    a, b, c = 1.0 - nu2 / 4.0, nu2 / 2.0, nu2 * f * (1.0 - f)
+    return 2.0 * c / (b + np.sqrt(b * b + 4.0 * a * c))
+
+
+def fit_draw_rate(f: np.ndarray, games: np.ndarray, observed: float) -> float:
+    """The D_eq whose expected number of draws equals the observed number (Ordo's `-D`)."""
+    total = float(np.sum(games))
+    if observed <= 0.0 or total == 0.0:
+        return 0.0
+    expected = 2.0 * float(np.sum(games * np.minimum(f, 1.0 - f)))
+    if observed >= expected:
+        return 1.0
+    return float(
+        brentq(lambda q: float(np.sum(games * draw_probability(f, q))) - observed, 0.0, 1.0)
+    )
+
+
+class BayesEloModel:
+    """BayesElo's model (`CBradleyTerry.cpp`, reference §5.2), in BayesElo's own units.
+
+    P(White wins) = L(Δ − d), P(Black wins) = L(−Δ − d), P(draw) = the rest, with
+    L(x) = 1/(1 + 10^(−x/400)) and d = drawelo > 0. A true trinomial likelihood: draws carry
+    information, and its curvature gives the error bars.
+    """
+
+    name = "bayeselo"
+    has_draw_param = True
+
+    def terms(self, delta, draw, wins, draws, losses) -> Terms:
+        c = C_ELO
+        u, v = c * (delta - draw), c * (-delta - draw)
+        su, sv = expit(u), expit(v)
+        pu, pv = su * (1.0 - su), sv * (1.0 - sv)  # σ'(u), σ'(v)
+        qu, qv = pu * (1.0 - 2.0 * su), pv * (1.0 - 2.0 * sv)  # σ''(u), σ''(v)
+        # P(draw) = σ(−u) − σ(v), stably as σ(a) − σ(b) = σ(a)σ(−b)(1 − e^(b−a)), b − a = −2cd
+        log_pd = log_expit(-v) + log_expit(-u) + np.log(-np.expm1(-2.0 * c * draw))
+        pd = np.exp(log_pd)
+        # derivatives of P(draw) = 1 − σ(u) − σ(v)
+        pd_t = c * (pv - pu)
+        pd_d = c * (pu + pv)
+        pd_tt = -(c**2) * (qu + qv)
+        pd_dd = -(c**2) * (qu + qv)
+        pd_td = c**2 * (qu - qv)
+        loglik = wins * log_expit(u) + losses * log_expit(v) + draws * log_pd
+        d_delta = c * (wins * (1.0 - su) - losses * (1.0 - sv)) + draws * pd_t / pd
+        d_draw = -c * (wins * (1.0 - su) + losses * (1.0 - sv)) + draws * pd_d / pd
+        dd_delta = -(c**2) * (wins * pu + losses * pv) + draws * (pd_tt / pd - (pd_t / pd) ** 2)
+        dd_draw = -(c**2) * (wins * pu + losses * pv) + draws * (pd_dd / pd - (pd_d / pd) ** 2)
+        dd_mixed = c**2 * (wins * pu - losses * pv) + draws * (
+            pd_td / pd - pd_t * pd_d / pd**2
+        )
+        return Terms(loglik, d_delta, dd_delta, d_draw, dd_mixed, dd_draw)
+
+    def probabilities(self, delta: np.ndarray, draw: float) -> np.ndarray:
+        win, loss = expit(C_ELO * (delta - draw)), expit(C_ELO * (-delta - draw))
+        return np.stack([win, 1.0 - win - loss, loss], axis=-1).clip(0.0, 1.0)
+
+
+def bayeselo_scale(drawelo: float) -> float:
+    """BayesElo's rating scale after `mm` (reference §5.2): 4x/(1 + x)², x = 10^(−drawelo/400).
+
+    It makes small BayesElo differences match logistic Elo differences.
+    """
+    x = 10.0 ** (-drawelo / 400.0)
+    return 4.0 * x / (1.0 + x) ** 2

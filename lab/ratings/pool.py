@@ -1,0 +1,171 @@
+"""Game results condensed per (white, black) pairing, and the pool's connectivity.
+
+A rating fit never looks at single games: it needs, for each ordered pairing, how many games White
+won, drew and lost. A 1,000,000-game frame condenses to a few thousand rows in one `bincount`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from lab.stats import RESULT_POINTS
+
+
+@dataclass
+class Pool:
+    """Results condensed per ordered pairing: row g is `white[g]` against `black[g]`.
+
+    `wins`, `draws`, `losses` are White's, as floats (BayesElo's prior adds fractional virtual
+    draws). `players[i]` names index i.
+    """
+
+    players: list[str]
+    white: np.ndarray
+    black: np.ndarray
+    wins: np.ndarray
+    draws: np.ndarray
+    losses: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    @property
+    def games(self) -> np.ndarray:
+        """Games in each pairing row."""
+        return self.wins + self.draws + self.losses
+
+    def per_player(self, white_values: np.ndarray, black_values: np.ndarray) -> np.ndarray:
+        """Sum a per-row quantity over the rows where each player is White, resp. Black."""
+        return np.bincount(self.white, white_values, self.n) + np.bincount(
+            self.black, black_values, self.n
+        )
+
+    def played(self) -> np.ndarray:
+        return self.per_player(self.games, self.games)
+
+    def points(self) -> np.ndarray:
+        return self.per_player(self.wins + self.draws / 2, self.losses + self.draws / 2)
+
+    def drawn(self) -> np.ndarray:
+        return self.per_player(self.draws, self.draws)
+
+    def subset(self, rows: np.ndarray) -> Pool:
+        """The same players, only the pairing rows selected by the boolean mask `rows`."""
+        return Pool(
+            self.players, self.white[rows], self.black[rows], self.wins[rows],
+            self.draws[rows], self.losses[rows],
+        )
+
+
+
+def condense(games: pd.DataFrame) -> Pool:
+    """Condense a frame with columns `white`, `black`, `result` into a `Pool`.
+
+    Results other than "1-0", "0-1", "1/2-1/2" (such as "*") are ignored. Players who appear only
+    in ignored rows are left out.
+    """
+    missing = {"white", "black", "result"} - set(games.columns)
+    if missing:
+        raise ValueError(f"the games frame lacks the column(s) {sorted(missing)}")
+    points = games["result"].astype(str).str.strip().map(RESULT_POINTS)
+    decided = games.loc[points.notna(), ["white", "black"]].astype(str)
+    points = points[points.notna()].to_numpy()
+    selfplay = decided["white"].to_numpy() == decided["black"].to_numpy()
+    if selfplay.any():
+        row = decided.index[selfplay][0]
+        raise ValueError(f"game at row {row!r}: {decided.loc[row, 'white']!r} plays itself")
+    codes, players = pd.factorize(
+        pd.concat([decided["white"], decided["black"]], ignore_index=True), sort=True
+    )
+    n, m = len(players), len(decided)
+    w, b = codes[:m].astype(np.int64), codes[m:].astype(np.int64)
+    pairing, row_of_game = np.unique(w * max(n, 1) + b, return_inverse=True)
+    outcome = (2 * points).astype(np.int64)  # White's: 0 loss, 1 draw, 2 win
+    counts = np.bincount(row_of_game * 3 + outcome, minlength=3 * len(pairing))
+    counts = counts.reshape(len(pairing), 3).astype(float)
+    return Pool(
+        [str(p) for p in players], pairing // max(n, 1), pairing % max(n, 1),
+        counts[:, 2], counts[:, 1], counts[:, 0],
+    )
+
+
+def purge_perfect(pool: Pool, keep: np.ndarray) -> list[tuple[int, str]]:
+    """Ordo's purge (reference §5.1): drop perfect winners and losers until none is left.
+
+    Returns (player, ">" for a perfect winner or "<" for a perfect loser) in purge order; players
+    where `keep` is set (anchors) are never purged. Scores count games among remaining players.
+    """
+    active = np.ones(pool.n, dtype=bool)
+    purged: list[tuple[int, str]] = []
+    while True:
+        rows = active[pool.white] & active[pool.black]
+        sub = pool.subset(rows)
+        played, points = sub.played(), sub.points()
+        win = active & ~keep & (played > 0) & (points >= played)
+        loss = active & ~keep & (played > 0) & (points <= 0)
+        if not (win.any() or loss.any()):
+            return purged
+        purged += [(int(i), ">") for i in np.flatnonzero(win)]
+        purged += [(int(i), "<") for i in np.flatnonzero(loss)]
+        active &= ~(win | loss)
+
+
+def score_groups(pool: Pool, members: np.ndarray, pinned: np.ndarray) -> list[list[int]]:
+    """Groups of `members` whose relative ratings are identified (strongly connected components).
+
+    Edge i → j when i scored (won or drew) against j: the maximum-likelihood ratings are finite
+    exactly when every split of the pool has points flowing both ways (Zermelo/Ford). `pinned`
+    players (anchors, loose or fixed) also link both ways to one virtual node, the rating scale.
+    """
+    rows = members[pool.white] & members[pool.black]
+    sub = pool.subset(rows)
+    virtual = pool.n
+    src = [sub.white[sub.wins + sub.draws > 0], sub.black[sub.losses + sub.draws > 0]]
+    dst = [sub.black[sub.wins + sub.draws > 0], sub.white[sub.losses + sub.draws > 0]]
+    anchors = np.flatnonzero(pinned & members)
+    src += [anchors, np.full(len(anchors), virtual)]
+    dst += [np.full(len(anchors), virtual), anchors]
+    s, d = np.concatenate(src), np.concatenate(dst)
+    graph = coo_matrix((np.ones(len(s)), (s, d)), shape=(pool.n + 1, pool.n + 1))
+    _, labels = connected_components(graph, directed=True, connection="strong")
+    groups: dict[int, list[int]] = {}
+    for i in np.flatnonzero(members):
+        groups.setdefault(int(labels[i]), []).append(int(i))
+    return sorted(groups.values(), key=lambda g: (-len(g), g))
+
+
+def with_bayeselo_prior(pool: Pool, prior: float) -> Pool:
+    """The pool with BayesElo's virtual draws (`CCondensedResults::AddPrior`, reference §5.2).
+
+    Player i spreads `prior`/4 virtual draws per colour over its opponents j in proportion to the
+    share of its games played against j, so each colour order of a pairing that met gets
+    prior·¼·(T_ij/T_i + T_ij/T_j) draws, T_ij the games between i and j in both colours.
+    """
+    n = pool.n
+    total = pool.played()
+    lo, hi = np.minimum(pool.white, pool.black), np.maximum(pool.white, pool.black)
+    met, inverse = np.unique(lo * n + hi, return_inverse=True)
+    between = np.bincount(inverse, pool.games, len(met))
+    i, j = met // n, met % n
+    virtual = prior * 0.25 * (between / total[i] + between / total[j])
+    white = np.concatenate([pool.white, i, j])
+    black = np.concatenate([pool.black, j, i])
+    rows, inverse = np.unique(white * n + black, return_inverse=True)
+    k = len(rows)
+
+    def sum_rows(values: np.ndarray) -> np.ndarray:
+        return np.bincount(inverse, values, k)
+
+    zeros = np.zeros(2 * len(met))
+    return Pool(
+        pool.players, rows // n, rows % n,
+        sum_rows(np.concatenate([pool.wins, zeros])),
+        sum_rows(np.concatenate([pool.draws, virtual, virtual])),
+        sum_rows(np.concatenate([pool.losses, zeros])),
+    )
