@@ -27,9 +27,10 @@ DECISIVE_CP = 10_000
 
 @dataclass(frozen=True)
 class MoveChoice:
-    """The chosen move, the error budget drawn for it and how many moves were eligible."""
+    """The chosen move and its score, the error budget drawn and how many moves were eligible."""
 
     move: Hashable
+    score: int
     budget_cp: int
     blunder: bool
     eligible: int
@@ -60,6 +61,7 @@ def choose_move(
     budget, blunder = draw_budget(params, rng)
     best_move, best_score = ranked[0]
     if best_score >= decisive_cp:
-        return MoveChoice(best_move, budget, blunder, 1)
-    eligible = [move for move, score in ranked if score >= best_score - budget]
-    return MoveChoice(eligible[rng.randrange(len(eligible))], budget, blunder, len(eligible))
+        return MoveChoice(best_move, best_score, budget, blunder, 1)
+    eligible = [(move, score) for move, score in ranked if score >= best_score - budget]
+    move, score = eligible[rng.randrange(len(eligible))]
+    return MoveChoice(move, score, budget, blunder, len(eligible))

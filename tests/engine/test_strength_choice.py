@@ -55,6 +55,7 @@ def test_chi_squared_check_detects_a_best_move_bias():
 def test_reported_budget_and_eligible_count():
     choice = choose_move(ROOT_CASES[0][0], fixed_budget(50), random.Random(1))
     assert choice.budget_cp == 50 and not choice.blunder and choice.eligible == 4
+    assert dict(ROOT_CASES[0][0])[choice.move] == choice.score
 
 
 def test_blunder_frequency_is_blunder_per128():
@@ -132,4 +133,5 @@ def test_never_plays_outside_the_budget(scores, budget, seed):
     choice = choose_move(roots, fixed_budget(budget), random.Random(seed))
     best = max(scores)
     assert scores[choice.move] >= best - budget
+    assert choice.score == scores[choice.move]
     assert choice.eligible == sum(s >= best - budget for s in scores)
