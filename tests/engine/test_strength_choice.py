@@ -5,7 +5,7 @@ import random
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -123,6 +123,7 @@ def test_empty_root_list_is_an_error():
         choose_move([], params_for_elo(1000), random.Random(0))
 
 
+@settings(deadline=None)
 @given(
     scores=st.lists(st.integers(-3000, 3000), min_size=1, max_size=40),
     budget=st.integers(0, 700),

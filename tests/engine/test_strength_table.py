@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.strength.params import ELO_MAX, ELO_MIN, params_for_elo
@@ -113,6 +113,7 @@ def sort_monotone(raw):
     ]
 
 
+@settings(deadline=None)
 @given(monotone_tables)
 def test_interpolation_is_monotone_and_stays_between_rows(raw):
     rows = sort_monotone(raw)
