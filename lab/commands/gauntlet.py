@@ -1,0 +1,65 @@
+"""`tempo gauntlet EXPERIMENT.toml`: play (or resume) an experiment into its results folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lab.experiment import ExperimentError, Overrides, load_experiment
+from lab.store import StoreError
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The knobs shared by `tempo gauntlet` and `tempo match`."""
+    parser.add_argument("--concurrency", type=int, help="games at once (default: the file's, "
+                        "else the number of cores)")
+    parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a different experiment already in the results folder")
+    parser.add_argument("--plain", action="store_true",
+                        help="one line per game, even on a terminal")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "gauntlet", help="run an experiment file (gauntlet or round-robin); reruns resume",
+        description="Run the games of an experiment TOML file into its results folder "
+        "(tempo.sqlite, games.pgn, moves.csv, ratings.csv, time_usage.png). Running it again "
+        "into the same folder resumes it.")
+    parser.add_argument("experiment", help="the experiment TOML file")
+    parser.add_argument("--games", type=int, help="total games (replaces rounds/games)")
+    parser.add_argument("--rounds", type=int, help="rounds (replaces rounds/games)")
+    parser.add_argument("--tc", help="time control for every engine, e.g. 10+0.1")
+    add_run_options(parser)
+    parser.set_defaults(func=run)
+
+
+def execute(load, args: argparse.Namespace) -> int:
+    """Load (checking everything), run, print the ratings; the exit status.
+
+    2: the experiment is invalid or the folder holds another one (nothing written);
+    1: stopped because an engine or worker kept failing; 0: done or stopped by the SPRT.
+    """
+    from lab.runner import run_experiment
+
+    try:
+        experiment = load()
+        outcome = run_experiment(experiment, overwrite=args.overwrite,
+                                 live=False if args.plain else None)
+    except (ExperimentError, StoreError) as exc:
+        print(f"tempo: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tempo: interrupted; finished games are kept, run again to resume",
+              file=sys.stderr)
+        return 130
+    if outcome.report.ratings:
+        print(outcome.report.ratings)
+    print(f"results: {experiment.out}")
+    return outcome.exit_code
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides = Overrides(games=args.games, rounds=args.rounds, concurrency=args.concurrency,
+                          tc=args.tc, out=args.out)
+    return execute(lambda: load_experiment(args.experiment, overrides), args)

@@ -1,0 +1,170 @@
+"""Exports of a results store: PGN (cutechess style) and the per-move table (CSV, Parquet).
+
+PGN follows cutechess-cli (reference/harness_and_stats.md §3 and §7.2): Event, Site, Date, Round,
+White, Black, Result, FEN/SetUp for book starts, PlyCount, TimeControl, Termination, start and end
+times; book moves carry `{book}` and engine moves `{+0.35/12 0.512s}` (score in pawns from the
+mover's side, `+M5`/`-M4` in plies for mates, then depth, then the measured time), with a space,
+not a comma (fastchess #594), and the reason on the last move. python-chess, cutechess and Ordo
+read it. Files are written to a temporary name and renamed, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pandas as pd
+
+from lab.store import Store
+
+
+class _CutechessExporter(chess.pgn.StringExporter):
+    """python-chess's exporter writing comments as `{text}` (cutechess), not `{ text }`."""
+
+    def visit_comment(self, comment: str) -> None:
+        if self.comments and (self.variations or not self.variation_depth):
+            self.write_token("{" + comment.replace("}", "").strip() + "} ")
+            self.force_movenumber = True
+
+
+def _present(value: object) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def score_text(score_cp: object, score_mate: object) -> str | None:
+    """cutechess's score: pawns with a sign ('+0.35'), or a mate in plies ('+M5', '-M4').
+
+    UCI mates count moves: a mate in n moves for the mover is 2n − 1 plies away, being mated in
+    n moves is 2n plies away.
+    """
+    if _present(score_mate):
+        n = int(score_mate)
+        return f"+M{2 * n - 1}" if n > 0 else f"-M{-2 * n}"
+    if _present(score_cp):
+        return f"{int(score_cp) / 100:+.2f}"
+    return None
+
+
+def time_text(elapsed_ms: float) -> str:
+    """Seconds with a precision that shrinks as the time grows: 0.512s, 1.25s, 12.5s, 125s."""
+    seconds = float(elapsed_ms) / 1000.0
+    if seconds < 1:
+        return f"{seconds:.3f}s"
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 100:
+        return f"{seconds:.1f}s"
+    return f"{seconds:.0f}s"
+
+
+def move_comment(row: pd.Series) -> str:
+    """The cutechess move comment `+0.35/12 0.512s` (score and depth only when reported)."""
+    score = score_text(row.get("score_cp"), row.get("score_mate"))
+    time = time_text(row["elapsed_ms"]) if _present(row.get("elapsed_ms")) else None
+    if score is not None and _present(row.get("depth")):
+        score = f"{score}/{int(row['depth'])}"
+    return " ".join(part for part in (score, time) if part)
+
+
+def game_pgn(game: pd.Series, moves: pd.DataFrame, event: str = "Tempo",
+             site: str = "Tempo lab") -> chess.pgn.Game:
+    """One stored game (a `Store.games()` row and its `Store.moves()` rows) as a PGN game."""
+    pgn = chess.pgn.Game()
+    board = chess.Board(game["opening_fen"])
+    started = str(game.get("started_at") or "")
+    headers = {
+        "Event": event,
+        "Site": site,
+        "Date": started[:10].replace("-", ".") if started else "????.??.??",
+        "Round": str(game["round"]),
+        "White": game["white"],
+        "Black": game["black"],
+        "Result": game["result"],
+    }
+    pgn.headers.update(headers)
+    if board.fen() != chess.STARTING_FEN:
+        pgn.setup(board)
+    node: chess.pgn.GameNode = pgn
+    book = str(game.get("opening_moves") or "").split()
+    for uci in book:
+        node = node.add_main_variation(chess.Move.from_uci(uci), comment="book")
+    for _, row in moves.sort_values("ply").iterrows():
+        node = node.add_main_variation(chess.Move.from_uci(row["move"]),
+                                       comment=move_comment(row))
+    ending = [str(game.get("reason") or "")]
+    if game.get("illegal_move"):
+        ending.append(f"illegal move {game['illegal_move']}")
+    node.comment = ", ".join(filter(None, [node.comment, *ending]))
+    pgn.headers["PlyCount"] = str(len(book) + len(moves))
+    white_tc, black_tc = game.get("white_tc"), game.get("black_tc")
+    if white_tc and black_tc and white_tc != black_tc:
+        pgn.headers["WhiteTimeControl"] = str(white_tc)
+        pgn.headers["BlackTimeControl"] = str(black_tc)
+    else:
+        pgn.headers["TimeControl"] = str(game.get("tc") or "-")
+    pgn.headers["Termination"] = str(game.get("termination") or "unterminated")
+    if started:
+        pgn.headers["GameStartTime"] = started
+    if game.get("finished_at"):
+        pgn.headers["GameEndTime"] = str(game["finished_at"])
+    pgn.headers["GameId"] = str(game["game_id"])
+    return pgn
+
+
+def pgn_text(games: pd.DataFrame, moves: pd.DataFrame, event: str = "Tempo") -> Iterable[str]:
+    """Each game's PGN text, in the games frame's order."""
+    by_game = {gid: frame for gid, frame in moves.groupby("game_id", sort=False)}
+    empty = moves.iloc[0:0]
+    for _, game in games.iterrows():
+        pgn = game_pgn(game, by_game.get(game["game_id"], empty), event)
+        yield pgn.accept(_CutechessExporter(headers=True, variations=False, comments=True))
+
+
+def _replace(path: Path, write) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    write(tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
+    """Write every stored game, in the order they finished, to `path` (replaced atomically)."""
+    games, moves = store.games(), store.moves()
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as out:
+            for text in pgn_text(games, moves, event):
+                out.write(text + "\n\n")
+
+    return _replace(Path(path), write)
+
+
+def append_pgn(store: Store, path: str | Path, game_id: str, event: str = "Tempo") -> None:
+    """Append one stored game to a PGN file (a live copy; `write_pgn` rewrites it whole)."""
+    games = store.games()
+    games = games[games["game_id"] == game_id]
+    moves = store.moves([game_id])
+    with open(path, "a", encoding="utf-8") as out:
+        for text in pgn_text(games, moves, event):
+            out.write(text + "\n\n")
+
+
+def has_parquet() -> bool:
+    """True when pyarrow is installed (Parquet export)."""
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def write_moves(store: Store, folder: str | Path) -> list[Path]:
+    """The per-move table as `moves.csv`, and `moves.parquet` when pyarrow is there."""
+    folder = Path(folder)
+    moves = store.moves()
+    written = [_replace(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
+    if has_parquet():
+        written.append(_replace(folder / "moves.parquet",
+                                lambda tmp: moves.to_parquet(tmp, index=False)))
+    return written

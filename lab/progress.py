@@ -1,0 +1,96 @@
+"""Live progress of a run: one line redrawn in place on a terminal, one line per game otherwise.
+
+Shown: games done of total, W/L/D of each challenger with its score and Elo ± (pentanomial when
+openings are paired), time forfeits, games per minute and ETA, and the SPRT's LLR when it runs.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from lab.records import GameRecord
+    from lab.runner import Tournament
+
+
+def elo_text(tournament: Tournament, player: str) -> str:
+    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player."""
+    standing = tournament.standings[player]
+    text = f"{player} +{standing.wins} -{standing.losses} ={standing.draws}"
+    if standing.games:
+        text += f" ({100 * standing.score:.1f}%)"
+        est = standing.estimate(tournament.exp.openings.paired)
+        if math.isfinite(est.elo) and math.isfinite(est.error):
+            text += f" Elo {est.elo:+.1f} ± {est.error:.1f}"
+    return text
+
+
+def status_line(tournament: Tournament, started: float, played: int) -> str:
+    """The whole progress line; `played` counts games finished since `started` (monotonic)."""
+    parts = [f"{tournament.done}/{tournament.total} games"]
+    parts += [elo_text(tournament, player) for player in tournament.focus]
+    forfeits = sum(s.forfeits for s in tournament.standings.values())
+    parts.append(f"time forfeits {forfeits}")
+    minutes = (time.monotonic() - started) / 60.0
+    if played and minutes > 0:
+        rate = played / minutes
+        left = tournament.total - tournament.done
+        parts.append(f"{rate:.1f} games/min, ETA {_duration(60.0 * left / rate)}")
+    if tournament.sprt_result is not None:
+        sprt = tournament.sprt_result
+        parts.append(f"LLR {sprt.llr:+.2f} ({sprt.lower_bound:+.2f}, {sprt.upper_bound:+.2f})")
+    return " | ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+class Progress:
+    """Prints progress as games finish; call `game` per finished game and `close` at the end."""
+
+    def __init__(self, tournament: Tournament, stream: TextIO | None = None,
+                 live: bool | None = None) -> None:
+        self.tournament = tournament
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.started = time.monotonic()
+        self.played = 0
+        self._width = 0
+
+    def begin(self) -> None:
+        """Say what is about to run (and how much a resumed run already has)."""
+        t = self.tournament
+        resumed = f", resuming with {t.resumed} done" if t.resumed else ""
+        self.stream.write(f"{t.exp.name}: {t.total} games{resumed}, concurrency "
+                          f"{t.exp.concurrency}, tc {t.exp.tc} -> {t.exp.out}\n")
+        self.stream.flush()
+
+    def game(self, record: GameRecord) -> None:
+        """Report one finished game."""
+        self.played += 1
+        line = status_line(self.tournament, self.started, self.played)
+        if self.live:
+            pad = max(0, self._width - len(line))
+            self.stream.write("\r" + line + " " * pad)
+            self._width = len(line)
+        else:
+            self.stream.write(f"game {record.game_id}: {record.white} - {record.black} "
+                              f"{record.result} ({record.termination}: {record.reason}) | "
+                              f"{line}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the live line and say why the run ended."""
+        if self.live and self._width:
+            self.stream.write("\n")
+        reason = self.tournament.stop_reason
+        if reason:
+            self.stream.write(f"stopped: {reason}\n")
+        self.stream.flush()

@@ -1,0 +1,48 @@
+"""What a finished (or stopped) run leaves beside its store: PGN, moves table, ratings, plots.
+
+Everything here is derived from the store alone, so it can be rewritten at any time (after a
+resume, after a crash) and always agrees with it: `games.pgn` holds exactly the stored games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lab.export import write_moves, write_pgn
+from lab.store import Store
+
+PGN_NAME = "games.pgn"
+RATINGS_NAME = "ratings.csv"
+TIME_PLOT_NAME = "time_usage.png"
+
+
+@dataclass
+class Report:
+    """The files written and the ratings table's text (empty when there were no games)."""
+
+    files: list[Path] = field(default_factory=list)
+    ratings: str = ""
+
+
+def write_report(store: Store, folder: str | Path, event: str) -> Report:
+    """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot."""
+    from lab.plots.time_usage import plot_time_usage
+    from lab.ratings import fit_ratings
+
+    folder = Path(folder)
+    report = Report()
+    report.files.append(write_pgn(store, folder / PGN_NAME, event))
+    report.files += write_moves(store, folder)
+    games = store.games()
+    decided = games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
+    if decided.empty:
+        return report
+    table = fit_ratings(decided)
+    table.to_csv(folder / RATINGS_NAME)
+    report.files.append(folder / RATINGS_NAME)
+    report.ratings = str(table)
+    moves = store.moves()
+    if not moves.empty:
+        report.files.append(plot_time_usage(moves, games, folder / TIME_PLOT_NAME))
+    return report

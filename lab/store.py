@@ -1,0 +1,330 @@
+"""The results store: one SQLite file per results folder, the record of truth of a run.
+
+Tables: `experiment` (the config and its identity, to refuse a different experiment into a used
+folder), `engines` (name, options, binary path, id name, author, version), `games` (one row per
+finished game) and `moves` (one row per engine move, telemetry as JSON expanded into `tm_<key>`
+columns on reading). A finished game goes in with its moves in ONE transaction, and a game id
+already present is never written again, so a resumed run neither loses nor duplicates games.
+
+Durability: WAL journal with `synchronous=FULL`; a process killed at any instant (SIGKILL) leaves
+either the whole game or nothing, and readers (notebooks, exports) can read while a run writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, is_dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import chess
+import pandas as pd
+
+from lab.records import GameRecord
+
+DB_NAME = "tempo.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS experiment (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS engines (
+    name TEXT PRIMARY KEY,
+    cmd TEXT,
+    protocol TEXT,
+    options TEXT,
+    binary TEXT,
+    id_name TEXT,
+    author TEXT,
+    version TEXT,
+    identity TEXT,
+    probed_at TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    game_id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    round INTEGER,
+    pair_id TEXT,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    result TEXT NOT NULL,
+    termination TEXT,
+    reason TEXT,
+    tc TEXT,
+    opening_fen TEXT,
+    opening_moves TEXT,
+    started_at TEXT,
+    finished_at TEXT,
+    plies INTEGER,
+    white_tc TEXT,
+    black_tc TEXT,
+    final_fen TEXT,
+    illegal_move TEXT,
+    worker TEXT
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(game_id),
+    ply INTEGER NOT NULL,
+    side TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    move TEXT NOT NULL,
+    san TEXT,
+    elapsed_ms REAL,
+    clock_before_ms REAL,
+    clock_after_ms REAL,
+    reported_ms REAL,
+    depth INTEGER,
+    seldepth INTEGER,
+    score_cp INTEGER,
+    score_mate INTEGER,
+    nodes INTEGER,
+    nps INTEGER,
+    pv TEXT,
+    turnaround_ms REAL,
+    telemetry TEXT,
+    PRIMARY KEY (game_id, ply)
+);
+"""
+
+GAME_COLUMNS = ["game_id", "round", "pair_id", "white", "black", "result", "termination",
+                "reason", "tc", "opening_fen", "opening_moves", "started_at", "finished_at",
+                "plies", "white_tc", "black_tc", "final_fen", "illegal_move"]
+MOVE_COLUMNS = ["game_id", "white", "black", "side", "engine", "ply", "move", "san",
+                "elapsed_ms", "clock_before_ms", "clock_after_ms", "reported_ms", "depth",
+                "seldepth", "score_cp", "score_mate", "nodes", "nps", "pv", "turnaround_ms"]
+
+#: Move columns that are whole numbers but may be missing (nullable integers in frames).
+_INTEGER_MOVE_COLUMNS = ["ply", "depth", "seldepth", "score_cp", "score_mate", "nodes", "nps"]
+
+
+class StoreError(RuntimeError):
+    """A results folder that cannot take this run (another experiment's, or unreadable)."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _canonical(data: Any) -> str:
+    """JSON with sorted keys, so equal configs give equal text."""
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses as dicts, everything else as JSON allows (for engine identities)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    if isinstance(value, dict):
+        return value
+    return {"repr": repr(value)}
+
+
+class Store:
+    """An open results store (use `open_store`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=FULL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection (the data is already committed)."""
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- experiment and engines ---------------------------------------------------------------
+
+    def experiment(self) -> dict[str, Any] | None:
+        """The stored experiment config, or None for a fresh store."""
+        row = self.conn.execute("SELECT config FROM experiment WHERE id = 1").fetchone()
+        return json.loads(row[0]) if row else None
+
+    def bind_experiment(self, name: str, identity: dict[str, Any], config: dict[str, Any],
+                        overwrite: bool = False) -> bool:
+        """Claim the store for an experiment; True when it resumes one already there.
+
+        A store holding a different experiment (another identity) is refused with `StoreError`
+        unless `overwrite`, which deletes everything in it first.
+        """
+        ident = _canonical(identity)
+        row = self.conn.execute("SELECT name, identity FROM experiment WHERE id = 1").fetchone()
+        if row is not None and row[1] != ident:
+            if not overwrite:
+                raise StoreError(
+                    f"{self.path} holds another experiment ({row[0]!r}) with different settings; "
+                    "use another output folder or --overwrite to replace it"
+                )
+            self.clear()
+            row = None
+        now = _now()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            if row is None:
+                self.conn.execute(
+                    "INSERT INTO experiment VALUES (1, ?, ?, ?, ?, ?)",
+                    (name, ident, _canonical(config), now, now),
+                )
+            else:
+                self.conn.execute(
+                    "UPDATE experiment SET config = ?, updated_at = ? WHERE id = 1",
+                    (_canonical(config), now),
+                )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return row is not None
+
+    def clear(self) -> None:
+        """Delete every experiment, engine, game and move (for an overwrite)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        for table in ("moves", "games", "engines", "experiment"):
+            self.conn.execute(f"DELETE FROM {table}")
+        self.conn.execute("COMMIT")
+
+    def save_engines(self, specs: Iterable[Any], identities: dict[str, Any]) -> None:
+        """Record each engine's spec and probed identity (replacing an earlier probe)."""
+        now = _now()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for spec in specs:
+                ident = _plain(identities.get(spec.name))
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO engines VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (spec.name, json.dumps(spec.cmd), spec.protocol,
+                     _canonical(spec.options), ident.get("path") or ident.get("binary"),
+                     ident.get("name"), ident.get("author"), ident.get("version"),
+                     _canonical(ident), now),
+                )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def engines(self) -> pd.DataFrame:
+        """One row per engine: name, cmd, protocol, options, binary, id_name, author, version."""
+        return pd.read_sql_query("SELECT * FROM engines ORDER BY name", self.conn)
+
+    # --- games --------------------------------------------------------------------------------
+
+    def add_game(self, record: GameRecord) -> bool:
+        """Store a finished game and its moves in one transaction; False if already stored.
+
+        Each move's side and mover are found by replaying the game from its opening, so the
+        store never holds a move that is illegal in its position.
+        """
+        rows = list(_move_rows(record))
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            exists = self.conn.execute(
+                "SELECT 1 FROM games WHERE game_id = ?", (record.game_id,)
+            ).fetchone()
+            if exists:
+                self.conn.execute("ROLLBACK")
+                return False
+            seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0]
+            self.conn.execute(
+                f"INSERT INTO games VALUES ({', '.join('?' * 20)})",
+                (record.game_id, seq, record.round, record.pair_id, record.white, record.black,
+                 record.result, record.termination, record.reason, record.tc,
+                 record.opening_fen, " ".join(record.opening_moves), record.started_at,
+                 record.finished_at, len(record.moves), record.white_tc or record.tc,
+                 record.black_tc or record.tc, record.final_fen, record.illegal_move,
+                 _canonical(record.worker)),
+            )
+            self.conn.executemany(
+                f"INSERT INTO moves VALUES ({', '.join('?' * 19)})",
+                rows,
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return True
+
+    def finished_ids(self) -> set[str]:
+        """Ids of the games already stored."""
+        return {row[0] for row in self.conn.execute("SELECT game_id FROM games")}
+
+    def game_count(self) -> int:
+        """How many games are stored."""
+        return int(self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def games(self) -> pd.DataFrame:
+        """One row per game in the order they finished, worker fields as `worker_<key>`."""
+        frame = pd.read_sql_query(
+            f"SELECT {', '.join(GAME_COLUMNS)}, worker FROM games ORDER BY seq", self.conn
+        )
+        return _expand_json(frame, "worker", "worker_")
+
+    def moves(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
+        """One row per engine move (games in finishing order), telemetry as `tm_<key>` columns."""
+        columns = ", ".join(("g." if c in ("white", "black") else "m.") + c for c in MOVE_COLUMNS)
+        query = (f"SELECT {columns}, m.telemetry FROM moves m JOIN games g USING (game_id)")
+        params: list[str] = []
+        if game_ids is not None:
+            ids = list(game_ids)
+            query += f" WHERE m.game_id IN ({', '.join('?' * len(ids))})"
+            params = ids
+        query += " ORDER BY g.seq, m.ply"
+        frame = pd.read_sql_query(query, self.conn, params=params)
+        frame = frame.astype({column: "Int64" for column in _INTEGER_MOVE_COLUMNS})
+        return _expand_json(frame, "telemetry", "tm_")
+
+
+def _move_rows(record: GameRecord) -> Iterable[tuple]:
+    board = chess.Board(record.opening_fen)
+    for uci in record.opening_moves:
+        board.push_uci(uci)
+    for move in record.moves:
+        white = board.turn == chess.WHITE
+        parsed = chess.Move.from_uci(move.move)
+        if parsed not in board.legal_moves:
+            raise ValueError(f"game {record.game_id}: ply {move.ply}: {move.move} is illegal "
+                             f"in {board.fen()}")
+        board.push(parsed)
+        yield (
+            record.game_id, move.ply, "white" if white else "black",
+            record.white if white else record.black, move.move, move.san, move.elapsed_ms,
+            move.clock_before_ms, move.clock_after_ms, move.reported_ms, move.depth,
+            move.seldepth, move.score_cp, move.score_mate, move.nodes, move.nps, move.pv,
+            move.turnaround_ms, json.dumps(move.telemetry) if move.telemetry else None,
+        )
+
+
+def _expand_json(frame: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
+    """Replace a JSON column by one `<prefix><key>` column per key found in any row."""
+    parsed = [json.loads(text) if isinstance(text, str) and text else {}
+              for text in frame[column]]
+    frame = frame.drop(columns=[column])
+    keys = sorted({key for item in parsed for key in item})
+    extra = pd.DataFrame(
+        {prefix + key: [item.get(key) for item in parsed] for key in keys}, index=frame.index
+    )
+    return pd.concat([frame, extra], axis=1) if keys else frame
+
+
+def open_store(folder: str | Path) -> Store:
+    """Open (creating folder and file if missing) the store `folder/tempo.sqlite`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        return Store(folder / DB_NAME)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{folder / DB_NAME}: not a readable results store: {exc}") from None
