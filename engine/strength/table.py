@@ -209,7 +209,8 @@ class EloTable:
 
         knowledge = knowledge_for_elo(elo)
         for term, value in low.knowledge.items():
-            knowledge[term] = value + step / span * (high.knowledge[term] - value)
+            mixed = value + step / span * (high.knowledge[term] - value)
+            knowledge[term] = min(1.0, max(0.0, mixed))  # no binary overshoot past 0..1
         return StrengthParams(
             elo=elo,
             nps=nps,
