@@ -14,11 +14,14 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from lab.plots.figures import move_numbers, new_figure, numeric, require_columns, save_figure
 
 #: Colour of each side's bars and lines (White cannot be drawn in white).
 SIDE_COLOURS = {"white": "tab:blue", "black": "tab:orange"}
+#: Colour of each side's budget markers: a darker shade of its bars.
+BUDGET_COLOURS = {"white": "navy", "black": "saddlebrown"}
 #: Horizontal offset of each side's bars within a move number.
 _BAR_OFFSET = {"white": -0.2, "black": 0.2}
 
@@ -68,7 +71,7 @@ def _time_panel(ax: Axes, sides: list[tuple[str, pd.DataFrame, str]]) -> None:
         if _has(rows, "tm_budget_ms"):
             ax.plot(
                 x, numeric(rows, "tm_budget_ms") * 1e-3, linestyle="none", marker="_",
-                markersize=11, markeredgewidth=2.2, color="black" if side == "white" else "0.45",
+                markersize=11, markeredgewidth=2.2, color=BUDGET_COLOURS[side],
                 label=f"{name}: budget",
             )
     ax.set_title("Time per move: used (bars) and the manager's budget (markers)")
@@ -164,6 +167,7 @@ def game_time_figure(moves: pd.DataFrame, game_id: str) -> Figure:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="best", fontsize="small")
     axes[-1].set_xlabel("move number")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
 
     white = game.loc[game["side"] == "white", "engine"]
     black = game.loc[game["side"] == "black", "engine"]

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from lab.plots.figures import (
     move_numbers,
@@ -26,6 +27,10 @@ from lab.plots.figures import (
 
 #: Quantiles drawn as the spread band around the mean.
 SPREAD = (0.25, 0.75)
+
+#: Nodes are drawn on a log scale when the mean counts span more than this factor (engines of
+#: very different speeds on one plot).
+LOG_NODES_RATIO = 20.0
 
 _MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
 
@@ -123,6 +128,7 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         f"Time used per move (line: mean, band: {low}th–{high}th percentile; dashed: mean budget)"
     )
     ax_time.set_xlabel("move number")
+    ax_time.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_time.set_ylabel("time used (s)")
     ax_time.set_ylim(bottom=0)
     ax_time.grid(alpha=0.3)
@@ -152,12 +158,17 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
     nodes = per_move_stats(moves, "nodes")
     ax_nodes.set_title("Nodes per move (mean, interquartile band)")
     ax_nodes.set_xlabel("move number")
+    ax_nodes.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_nodes.set_ylabel("nodes")
     if nodes.empty or not (nodes["mean"] > 0).any():
         _no_data(ax_nodes, "no node counts reported")
     else:
         _band_lines(ax_nodes, nodes, colours, 1.0)
-        ax_nodes.set_yscale("log")
+        positive = nodes.loc[nodes["mean"] > 0, "mean"]
+        if positive.max() > LOG_NODES_RATIO * positive.min():
+            ax_nodes.set_yscale("log")
+        else:
+            ax_nodes.set_ylim(bottom=0)
         ax_nodes.legend(loc="best", fontsize="small")
     ax_nodes.grid(alpha=0.3, which="both")
 
