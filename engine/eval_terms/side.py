@@ -177,10 +177,9 @@ def side_terms(
     king = 0
     if K:
         pst += _PST_K[our_king]
-        if our_king < 16:
-            king += popcount(SHIELD_NEAR[our_king] & P) * W.SHIELD_NEAR_PAWN
-            king += popcount(SHIELD_FAR[our_king] & P) * W.SHIELD_FAR_PAWN
-            king += popcount(KING_FILES[our_king] & ~file_byte(P)) * W.KING_OPEN_FILE
+        king += popcount(SHIELD_NEAR[our_king] & P) * W.SHIELD_NEAR_PAWN
+        king += popcount(SHIELD_FAR[our_king] & P) * W.SHIELD_FAR_PAWN
+        king += popcount(KING_FILES[our_king] & ~file_byte(P)) * W.KING_OPEN_FILE
         if q:
             king += (our_king >> 3) * W.KING_RANK
     if attackers >= 2:
