@@ -214,3 +214,15 @@ def test_movestogo_and_limits_in_the_same_go() -> None:
     assert isinstance(stopper, ChainedStopper) and len(stopper.stoppers) == 2
     assert stopper.telemetry()["budget_ms"] == 3000  # S4
     assert stopper.should_stop(SearchStats(nodes_since_movestart=5000), StopperHints()) == "nodes"
+
+
+def test_movestogo_only_caps_the_estimate() -> None:
+    """Reference §2 step 4: in a later period (ply 100, 30 moves to go) smooth still plans for
+    MLE(100) = 9.1168 moves, not 30: it spends the period faster than a per-period split."""
+    manager = SmoothManager()
+    telemetry = manager.make_stopper(go(20_000, movestogo=30), ply=100, white=True,
+                                     reused_nodes=0, move_overhead_ms=100).telemetry()
+    assert telemetry["moves_left"] == pytest.approx(9.1168, abs=1e-4)
+    capped = manager.make_stopper(go(20_000, movestogo=5), ply=102, white=True, reused_nodes=0,
+                                  move_overhead_ms=100).telemetry()
+    assert capped["moves_left"] == 5.0
