@@ -39,8 +39,9 @@ class FractionParams:
 def fraction_budget(params: FractionParams, time_ms: int, inc_ms: int,
                     movestogo: int | None, move_overhead_ms: int) -> tuple[float, float]:
     """(moves left, budget ms): time/M + inc_use*inc, capped at max_move_budget*time and at
-    time - overhead, never below 0. The textbook rule of simple engines (CPW "Time Management":
-    remaining time over expected moves plus the increment); M = min(moves, movestogo)."""
+    time - overhead, never below 0; M = min(moves, movestogo). The textbook rule (Chessprogramming
+    wiki, "Time Management", Sudden Death: programs assume 25..40 more moves and divide the
+    remaining time by that; with regular controls, by the moves to go)."""
     moves = params.moves
     if movestogo is not None and 0 < movestogo < moves:
         moves = float(movestogo)
