@@ -10,7 +10,8 @@ cutechess 5e84232b `projects/lib/src/gameadjudicator.cpp`), checked in its order
 * Resign: per side, count that side's consecutive moves with a score at or below
   −`resign_score_cp` (or a mate against it). When the count reaches `resign_move_count`, that side
   loses. With `resign_two_sided` the opponent must also have reported at least +`resign_score_cp`
-  (or a mate for it) on its last `resign_move_count` moves.
+  (or a mate for it) on its last `resign_move_count` moves; so the verdict may come on the
+  winner's move, when it agrees.
 * Maximum length: drawn once the game has `max_moves` full moves.
 
 Move numbers follow cutechess: full moves = plies since the task's start position (book moves
@@ -75,11 +76,12 @@ class Adjudicator:
             self.resign_count[mover] = self.resign_count[mover] + 1 if losing else 0
             self.win_count[mover] = self.win_count[mover] + 1 if winning else 0
             count = rules.resign_move_count
-            if self.resign_count[mover] >= count and (
-                    not rules.resign_two_sided or self.win_count[not mover] >= count):
-                winner = "Black" if mover == chess.WHITE else "White"
-                result = "0-1" if mover == chess.WHITE else "1-0"
-                return Verdict(result, f"{winner} wins by adjudication: resign rule")
+            for side in (mover, not mover):
+                if self.resign_count[side] >= count and (
+                        not rules.resign_two_sided or self.win_count[not side] >= count):
+                    winner = "Black" if side == chess.WHITE else "White"
+                    result = "0-1" if side == chess.WHITE else "1-0"
+                    return Verdict(result, f"{winner} wins by adjudication: resign rule")
         if rules.max_moves is not None and plies >= 2 * rules.max_moves:
             return Verdict("1/2-1/2", "Draw by adjudication: max moves rule")
         return None

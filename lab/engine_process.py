@@ -239,6 +239,8 @@ class EngineProcess:
             raise EngineError(f"engine {spec.name!r}: the {hello} handshake timed out after "
                               f"{timeout:g} s") from None
         except chess.engine.EngineError as err:
+            if "setboard" in str(err):
+                raise EngineError(self._no_setboard()) from err
             raise EngineError(f"engine {spec.name!r}: the {hello} handshake failed: {err}") from err
         try:
             await asyncio.wait_for(protocol.ping(), timeout)
@@ -249,8 +251,7 @@ class EngineProcess:
         except chess.engine.EngineError as err:
             raise EngineError(f"engine {spec.name!r}: the handshake failed: {err}") from err
         if spec.protocol == "xboard" and not protocol.features.get("setboard"):
-            raise EngineError(f"engine {spec.name!r}: {protocol.id.get('name', spec.name)} lacks "
-                              "the setboard feature python-chess needs")
+            raise EngineError(self._no_setboard())
         for option in spec.options:
             if option not in protocol.options:
                 known = ", ".join(sorted(protocol.options)) or "none"
@@ -267,6 +268,9 @@ class EngineProcess:
             name=reported, author=protocol.id.get("author"), version=_version_of(reported),
             protocol=spec.protocol, options=_describe_options(protocol.options),
             path=self.identity.path)
+
+    def _no_setboard(self) -> str:
+        return f"engine {self.spec.name!r} lacks the setboard feature python-chess needs"
 
     async def search(self, board: chess.Board, limit: chess.engine.Limit, *, game: object,
                      answer_timeout_s: float, ready_timeout_s: float,
@@ -287,8 +291,11 @@ class EngineProcess:
     async def _search(self, timing: MoveTiming, board: chess.Board, limit: chess.engine.Limit,
                       game: object, answer_timeout_s: float, ready_timeout_s: float,
                       stop_grace_s: float) -> SearchOutcome:
-        play = asyncio.ensure_future(self.protocol.play(
-            board, limit, game=game, info=chess.engine.INFO_NONE))
+        # XBoard engines print their thinking only after `post`, which python-chess sends for any
+        # info selection but none; UCI lines are parsed after the move, so none is asked for.
+        uci = self.spec.protocol == "uci"
+        selection = chess.engine.INFO_NONE if uci else chess.engine.INFO_BASIC
+        play = asyncio.ensure_future(self.protocol.play(board, limit, game=game, info=selection))
         try:
             await asyncio.wait({play, timing.go_sent}, timeout=ready_timeout_s,
                                return_when=asyncio.FIRST_COMPLETED)

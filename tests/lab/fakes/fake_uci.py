@@ -11,8 +11,8 @@ process) it commits the `--fault`:
 * `slow`: sleeps `--slow-ms` before answering (it ignores `stop` while sleeping);
 * `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake.
 
-With `--once FILE` the fault happens only if FILE does not exist yet (it is created), so a
-restarted process behaves.
+`--log FILE` appends every command received to FILE. With `--once FILE` the fault happens only
+if FILE does not exist yet (it is created), so a restarted process behaves.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def main() -> int:
     parser.add_argument("--slow-ms", type=float, default=0.0)
     parser.add_argument("--score", type=int, default=0)
     parser.add_argument("--name", default="Fake")
+    parser.add_argument("--log", default=None, help="append every command received to this file")
     args = parser.parse_args()
     fault = args.fault
     if args.once is not None:
@@ -44,7 +45,11 @@ def main() -> int:
     board = chess.Board()
     searches = 0
     out = sys.stdout
+    log = open(args.log, "a") if args.log else None
     for line in sys.stdin:
+        if log is not None:
+            log.write(line)
+            log.flush()
         tokens = line.split()
         if not tokens:
             continue

@@ -1,0 +1,183 @@
+"""The engine-process layer: probing, honest search timing, search outcomes, the pool; and the
+parsing of search output (lab.search_info)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+import chess
+import chess.engine
+import pytest
+
+from lab.engine_process import EngineError, EnginePool, EngineProcess, probe_engine
+from lab.records import EngineSpec
+from lab.search_info import parse_search_lines
+
+STOCKFISH = "/usr/games/stockfish"
+
+
+def test_probe_stockfish_reports_identity_and_options(stockfish) -> None:
+    identity = probe_engine(stockfish("sf"))
+    assert identity.name.startswith("Stockfish")
+    assert identity.version and identity.version[0].isdigit()
+    assert identity.author and "Stockfish" in identity.author
+    assert identity.protocol == "uci"
+    assert identity.path == os.path.realpath(STOCKFISH)
+    assert identity.options["Hash"]["type"] == "spin" and identity.options["Hash"]["min"] == 1
+    assert "Skill Level" in identity.options
+
+
+def test_probe_errors_name_the_engine_and_the_problem(stockfish, fake, tmp_path) -> None:
+    with pytest.raises(EngineError, match=r"engine 'ghost': binary .*/nowhere/ghost.* not found"):
+        probe_engine(EngineSpec("ghost", [str(tmp_path / "nowhere" / "ghost")]))
+    with pytest.raises(EngineError, match=r"engine 'ghost2': binary 'no-such-engine-x' not found"):
+        probe_engine(EngineSpec("ghost2", ["no-such-engine-x"]))
+    with pytest.raises(EngineError, match=r"engine 'sf' has no option 'Hsah'"):
+        probe_engine(stockfish("sf", Hsah=32))
+    with pytest.raises(EngineError, match=r"engine 'sf': bad option value"):
+        probe_engine(stockfish("sf", Hash=10**9))
+    silent = fake("mute", fault="nouciok")
+    silent.startup_timeout_s = 0.5
+    with pytest.raises(EngineError,
+                       match=r"engine 'mute': the uci handshake timed out after 0.5 s"):
+        probe_engine(silent)
+    with pytest.raises(EngineError, match=r"engine 'x': unknown protocol 'cecp'"):
+        probe_engine(EngineSpec("x", [STOCKFISH], protocol="cecp"))
+
+
+def test_probe_xboard_engines(phalanx, no_setboard_xboard) -> None:
+    identity = probe_engine(phalanx)
+    assert identity.name == "Phalanx XXV" and identity.protocol == "xboard"
+    with pytest.raises(EngineError,
+                       match="engine 'fairy' lacks the setboard feature python-chess needs"):
+        probe_engine(no_setboard_xboard)
+
+
+async def _searches(spec: EngineSpec, count: int, limit: chess.engine.Limit) -> list:
+    process = await EngineProcess.start(spec)
+    board = chess.Board()
+    outcomes = []
+    try:
+        for _ in range(count):
+            outcome = await process.search(board, limit, game="g", answer_timeout_s=10,
+                                           ready_timeout_s=10, stop_grace_s=1)
+            assert outcome.status == "ok", outcome
+            outcomes.append(outcome)
+            board.push(outcome.move)
+    finally:
+        await process.quit()
+    return outcomes
+
+
+def test_measured_time_matches_the_engines_own_time(instant, stockfish) -> None:
+    with EnginePool() as pool:
+        instant_moves = pool.run(_searches(instant, 30, chess.engine.Limit(white_clock=60,
+                                                                           black_clock=60)))
+        sf_moves = pool.run(_searches(stockfish("sf"), 6, chess.engine.Limit(time=0.1)))
+    # The instant engine answers within a millisecond of reading `go`: what the harness measures
+    # beyond its own account is pipe and event-loop latency, small even on a busy machine.
+    for outcome in instant_moves:
+        assert outcome.go_at < outcome.answer_at
+        assert outcome.elapsed_ms == pytest.approx((outcome.answer_at - outcome.go_at) * 1000)
+        assert any(line.startswith("info depth 1") for line in outcome.lines)
+    latency = [o.elapsed_ms - parse_search_lines(o.lines, chess.Board()).reported_ms
+               for o in instant_moves]
+    assert statistics.median(latency) < 20
+    # Stockfish at movetime 100 ms: measured and reported time agree within a few ms.
+    for outcome in sf_moves:
+        reported = parse_search_lines(outcome.lines, chess.Board()).reported_ms
+        assert 90 <= outcome.elapsed_ms < 400
+        assert abs(outcome.elapsed_ms - reported) < 50
+    diffs = [o.elapsed_ms - parse_search_lines(o.lines, chess.Board()).reported_ms
+             for o in sf_moves]
+    assert abs(statistics.median(diffs)) < 10
+
+
+@pytest.mark.parametrize(("fault", "status"), [
+    ("crash", "crashed"), ("hang", "stalled"), ("illegal", "illegal"), ("malformed", "illegal"),
+])
+def test_search_outcomes_of_faults(fake, fault, status) -> None:
+    async def run() -> tuple:
+        process = await EngineProcess.start(fake("f", fault=fault))
+        outcome = await process.search(chess.Board(), chess.engine.Limit(time=0.2), game="g",
+                                       answer_timeout_s=0.5, ready_timeout_s=5, stop_grace_s=0.3)
+        alive = process.alive
+        await process.quit()
+        return outcome, process.faulted, alive
+
+    with EnginePool() as pool:
+        outcome, faulted, alive = pool.run(run())
+    assert outcome.status == status
+    expected_text = {"illegal": "a1b4", "malformed": "zz99"}.get(fault)
+    if expected_text is not None:
+        assert outcome.move_text == expected_text
+    assert faulted == (fault in ("crash", "hang"))
+    assert alive == (fault in ("illegal", "malformed"))
+
+
+def test_slow_answer_after_stop_is_late_not_stalled(fake) -> None:
+    async def run():
+        process = await EngineProcess.start(fake("slow", fault="slow", slow_ms=700))
+        outcome = await process.search(chess.Board(), chess.engine.Limit(time=0.1), game="g",
+                                       answer_timeout_s=0.3, ready_timeout_s=5, stop_grace_s=3)
+        await process.quit()
+        return outcome, process.faulted
+
+    with EnginePool() as pool:
+        outcome, faulted = pool.run(run())
+    assert outcome.status == "late" and not faulted
+    assert 650 <= outcome.elapsed_ms < 3000
+
+
+def test_pool_reuses_healthy_engines_and_replaces_faulted_ones(fake) -> None:
+    spec = fake("f")
+    with EnginePool() as pool:
+        first = pool.run(pool.acquire(spec))
+        second = pool.run(pool.acquire(spec))
+        assert first.pid != second.pid and pool.started == 2
+        pool.run(pool.release(first))
+        pool.run(pool.release(second))
+        assert sorted(pool.idle_pids()) == sorted([first.pid, second.pid])
+        again = pool.run(pool.acquire(spec))
+        assert again.pid in (first.pid, second.pid) and pool.started == 2
+        again.faulted = True
+        pool.run(pool.release(again))
+        assert again.pid not in pool.idle_pids() and not again.alive
+        pool.run(pool.acquire(spec))
+        assert pool.started == 2  # the other idle one
+        pool.run(pool.acquire(spec))
+        assert pool.started == 3
+        idle = [process for _, process in pool._idle]
+    assert all(not process.alive for process in idle)
+
+
+def test_parse_uci_lines_pick_the_last_multipv1_score_from_the_movers_view() -> None:
+    board = chess.Board("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1")
+    lines = [
+        "info depth 1 seldepth 1 multipv 1 score cp 15 nodes 20 nps 2000 time 10 pv e8d7",
+        "info depth 2 seldepth 3 multipv 1 score cp -40 upperbound nodes 90 time 20 pv e8d8",
+        "info depth 2 seldepth 4 multipv 2 score cp 300 nodes 120 time 25 pv e8f7",
+        "info string tm {\"tm\": \"smooth\", \"ply\": 2, \"budget_ms\": 120.5}",
+        "info nodes 150 nps 6000 time 26",
+        "readyok",
+    ]
+    info = parse_search_lines(lines, board)
+    assert (info.depth, info.seldepth, info.score_cp, info.score_mate) == (2, 3, -40, None)
+    assert info.pv == "e8d8"
+    assert (info.nodes, info.nps, info.reported_ms) == (150, 6000, 26.0)
+    assert info.telemetry == {"tm": "smooth", "ply": 2, "budget_ms": 120.5}
+    mate = parse_search_lines(["info depth 5 score mate -3 pv e8d7"], board)
+    assert (mate.score_cp, mate.score_mate) == (None, -3)
+    bad = parse_search_lines(["info string tm {oops"], board)
+    assert bad.telemetry == {} and "not JSON" in bad.telemetry_error
+    empty = parse_search_lines([], board)
+    assert empty.depth is None and empty.score_cp is None and empty.telemetry == {}
+
+
+def test_parse_xboard_thinking_lines() -> None:
+    board = chess.Board()
+    info = parse_search_lines(["  4     25      12      3081 e2e4 e7e5 g1f3",
+                               "you play both", "5 -31 20 6000 d2d4 d7d5"], board, "xboard")
+    assert (info.depth, info.score_cp, info.nodes, info.reported_ms) == (5, -31, 6000, 200.0)
+    assert info.pv == "d2d4 d7d5"
