@@ -235,7 +235,7 @@ class SmoothStopper(Stopper):
     manager: SmoothManager
     alloc_ms: float
     figures: dict[str, object]
-    generation: int = -1
+    generation: int = field(init=False, default=-1)
 
     def __post_init__(self) -> None:
         self.generation = self.manager.generation
