@@ -88,7 +88,7 @@ def _time(args: argparse.Namespace) -> Path:
         return plot_time_usage(moves, games, _out(args, "time_usage"))
     if args.game not in set(moves["game_id"]):
         raise PlotError(f"no game {args.game!r} with moves in {args.results}")
-    return plot_game_time(moves, args.game, _out(args, f"time_{args.game}"))
+    return plot_game_time(moves, args.game, _out(args, f"time_{args.game}"), games)
 
 
 def _ratings(args: argparse.Namespace) -> Path:

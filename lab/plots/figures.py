@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import chess
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -64,6 +65,28 @@ def player_labels(moves: pd.DataFrame) -> pd.Series:
     return engine.where(~known, engine + " [" + tm.astype(str) + "]")
 
 
-def move_numbers(ply: pd.Series) -> pd.Series:
-    """Full-move number of each ply (ply 0 = White's first move of the game → move 1)."""
-    return ply.astype(int) // 2 + 1
+def move_numbers(moves: pd.DataFrame, games: pd.DataFrame | None = None) -> pd.Series:
+    """Per move, the chess move number (1. e4 e5: both move 1) of the position it was made in.
+
+    The store's `ply` counts half-moves from the game's opening FEN (book moves included), so
+    when `games` gives each game's `opening_fen` the FEN's own ply (python-chess `Board.ply()`:
+    2·(fullmove − 1), + 1 with Black to move) is added; without it, the FEN is taken to be the
+    standard start. An unreadable FEN is a ValueError naming its game.
+    """
+    ply = moves["ply"].astype(int)
+    if games is not None and {"game_id", "opening_fen"} <= set(games.columns):
+        offsets = {
+            game_id: _fen_ply(game_id, fen)
+            for game_id, fen in zip(games["game_id"], games["opening_fen"], strict=True)
+        }
+        ply = ply + moves["game_id"].map(offsets).fillna(0).astype(int)
+    return ply // 2 + 1
+
+
+def _fen_ply(game_id: str, fen: object) -> int:
+    if not isinstance(fen, str) or not fen:
+        return 0
+    try:
+        return chess.Board(fen).ply()
+    except ValueError as exc:
+        raise ValueError(f"game {game_id}: bad opening FEN {fen!r}: {exc}") from None

@@ -28,13 +28,16 @@ _BAR_OFFSET = {"white": -0.2, "black": 0.2}
 _COLUMNS = ["game_id", "side", "engine", "ply", "elapsed_ms"]
 
 
-def game_moves(moves: pd.DataFrame, game_id: str) -> pd.DataFrame:
-    """The moves of `game_id` in order, with `move_number`; a ValueError names an unknown id."""
+def game_moves(
+    moves: pd.DataFrame, game_id: str, games: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The moves of `game_id` in order, with `move_number` (from its opening FEN when `games`
+    has it); a ValueError names an unknown id."""
     require_columns(moves, _COLUMNS, "moves")
     game = moves[moves["game_id"].astype(str) == str(game_id)].sort_values("ply")
     if game.empty:
         raise ValueError(f"no moves recorded for game {game_id!r}")
-    return game.assign(move_number=move_numbers(game["ply"]))
+    return game.assign(move_number=move_numbers(game, games))
 
 
 def moves_left_actual(game: pd.DataFrame) -> pd.Series:
@@ -142,13 +145,16 @@ def _moves_left_panel(
     ax.set_ylim(bottom=0)
 
 
-def game_time_figure(moves: pd.DataFrame, game_id: str) -> Figure:
+def game_time_figure(
+    moves: pd.DataFrame, game_id: str, games: pd.DataFrame | None = None
+) -> Figure:
     """The one-game picture of `game_id` (see the module docstring) as a Figure.
 
     The telemetry panels appear only when some side has the matching `tm_*` values; a game
-    between engines without telemetry (Stockfish) shows time used and clocks only.
+    between engines without telemetry (Stockfish) shows time used and clocks only. `games`,
+    when given, numbers the moves from the game's opening FEN and puts its result in the title.
     """
-    game = game_moves(moves, game_id)
+    game = game_moves(moves, game_id, games)
     sides = _sides(game)
     panels = [_time_panel, _clock_panel]
     if any(_has(rows, "tm_nps_est") for _, rows, _ in sides):
@@ -175,12 +181,20 @@ def game_time_figure(moves: pd.DataFrame, game_id: str) -> Figure:
         f"Game {game_id}: {white.iloc[0] if len(white) else '?'} (White) – "
         f"{black.iloc[0] if len(black) else '?'} (Black), {len(game)} plies"
     )
+    if games is not None and {"game_id", "result"} <= set(games.columns):
+        row = games[games["game_id"].astype(str) == str(game_id)]
+        if not row.empty:
+            title += f", {row['result'].iloc[0]}"
+            if "reason" in row.columns and row["reason"].iloc[0]:
+                title += f" ({row['reason'].iloc[0]})"
     if len(panels) == 2:
         title += "\nno time-manager telemetry in this game"
     fig.suptitle(title, fontsize="x-large")
     return fig
 
 
-def plot_game_time(moves: pd.DataFrame, game_id: str, path: str | Path) -> Path:
+def plot_game_time(
+    moves: pd.DataFrame, game_id: str, path: str | Path, games: pd.DataFrame | None = None
+) -> Path:
     """Write the one-game picture of `game_id` to `path` (.png or .svg); returns the path."""
-    return save_figure(game_time_figure(moves, game_id), path)
+    return save_figure(game_time_figure(moves, game_id, games), path)

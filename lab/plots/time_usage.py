@@ -38,12 +38,13 @@ _MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
 def per_move_stats(moves: pd.DataFrame, column: str) -> pd.DataFrame:
     """Mean, quartiles and count of `column` per (label, move number), over all games.
 
-    Rows where `column` is missing are left out, so engines that do not report it vanish.
+    `moves` has a `move_number` column (`move_numbers`). Rows where `column` is missing are
+    left out, so engines that do not report it vanish.
     """
     frame = pd.DataFrame(
         {
             "label": player_labels(moves),
-            "move": move_numbers(moves["ply"]),
+            "move": moves["move_number"],
             "value": numeric(moves, column),
         }
     ).dropna(subset=["value"])
@@ -103,11 +104,13 @@ def _no_data(ax: Axes, text: str) -> None:
 def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) -> Figure:
     """The many-games time summary (see the module docstring) as a Figure.
 
-    `games`, when given, only sets the subtitle (number of games and time controls).
+    `games`, when given, places each game's moves by its opening FEN's move number and names the
+    time controls in the title.
     """
     require_columns(moves, _MOVE_COLUMNS, "moves")
     if moves.empty:
         raise ValueError("no moves to plot")
+    moves = moves.assign(move_number=move_numbers(moves, games))
     labels = sorted(player_labels(moves).unique())
     fig = new_figure(13, 9)
     colours = _colours(labels)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
+import chess
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,6 +24,7 @@ from lab.plots import (
     score_over_time_figure,
     time_usage_figure,
 )
+from lab.plots.figures import move_numbers
 from lab.plots.game import moves_left_actual
 from lab.plots.score import gauntlet_challenger, running_score
 from lab.plots.time_usage import fraction_of_time_used
@@ -93,7 +95,7 @@ def synthetic_frames(
                 "game_id": game_id, "round": g // 2 + 1, "pair_id": f"p{g // 2}",
                 "white": white, "black": black, "result": ["1-0", "0-1", "1/2-1/2"][g % 3],
                 "termination": "normal", "reason": "", "tc": "10+0.1",
-                "opening_fen": "startpos", "started_at": f"2026-11-21T12:{g:02d}:00",
+                "opening_fen": chess.STARTING_FEN, "started_at": f"2026-11-21T12:{g:02d}:00",
                 "finished_at": f"2026-11-21T12:{g:02d}:30", "plies": n_plies,
             }
         )
@@ -167,6 +169,22 @@ def test_time_usage_mean_and_quartiles_are_those_of_the_moves():
     (band,) = time_ax.collections
     low, high = band.get_paths()[0].vertices[:, 1].min(), band.get_paths()[0].vertices[:, 1].max()
     assert low == pytest.approx(0.15) and high == pytest.approx(0.25)  # quartiles of 100, 300 ms
+    assert find_axes(fig, "Nodes per move").get_yscale() == "linear"  # one speed: no log scale
+
+
+def test_move_numbers_count_from_the_opening_fen():
+    six_ply = "rnbqkb1r/pp2pppp/2p2n2/3p4/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 2 4"
+    black_to_move = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    games = pd.DataFrame({"game_id": ["a", "b", "c"],
+                          "opening_fen": [six_ply, black_to_move, chess.STARTING_FEN]})
+    moves = pd.DataFrame({"game_id": ["a", "a", "b", "b", "c", "c"], "ply": [0, 1, 0, 1, 0, 1]})
+    # a: after 1. d4 d5 2. c4 c6 3. Nc3 Nf6 the engines play 4. and 4. ...;
+    # b: from 1. e4 Black plays 1. ... and White 2.
+    assert list(move_numbers(moves, games)) == [4, 4, 1, 2, 1, 1]
+    assert list(move_numbers(moves)) == [1, 1, 1, 1, 1, 1]
+    bad = games.assign(opening_fen=["not a fen", "", chess.STARTING_FEN])
+    with pytest.raises(ValueError, match="game a: bad opening FEN"):
+        move_numbers(moves, bad)
 
 
 def test_fraction_of_available_time_counts_increments_and_the_clock_left():
