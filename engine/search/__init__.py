@@ -1,0 +1,26 @@
+"""Search modes: each is one module `engine.search.<mode>` with one entry point `search(ctx)`."""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.search.context import SearchContext, SearchResult
+
+MODES = ("alphabeta", "greenblatt", "mcts")
+
+
+class ModeUnavailable(Exception):
+    """The requested search mode has no module yet."""
+
+
+def run(mode: str, ctx: SearchContext) -> SearchResult:
+    """Run the search of `mode` on `ctx` and return its result."""
+    if mode not in MODES:
+        raise ModeUnavailable(f"unknown SearchMode {mode!r}")
+    try:
+        module = importlib.import_module(f"engine.search.{mode}")
+    except ModuleNotFoundError as error:
+        if error.name != f"engine.search.{mode}":
+            raise
+        raise ModeUnavailable(f"{mode} not available yet") from None
+    return module.search(ctx)

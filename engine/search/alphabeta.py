@@ -1,0 +1,580 @@
+"""Full-width alpha-beta: iterative deepening, principal-variation search, transposition table,
+quiescence search, check extension, draw rules, MultiPV, and a stopper consulted as it runs.
+
+The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
+seeds/003_6566fcddc03baa47.txt: "sequences of favorable captures or pawn promotions without a
+depth or width limit"); mate scores and their table adjustment follow CPW "Score"
+(seeds/001_302472366e27d316.txt). `AlphaBetaSearch` is also the base of the Greenblatt mode, which
+replaces the move selection of interior nodes.
+"""
+
+from __future__ import annotations
+
+import time
+
+import chess
+
+from engine.ordering import capture_gain, plausibility, quiet_order_key
+from engine.score import (
+    INFINITE,
+    MATE_BOUND,
+    from_tt,
+    mate_moves,
+    mated_in,
+    to_tt,
+    to_uci,
+    unpack16,
+)
+from engine.search.context import RootLine, SearchContext, SearchResult
+from engine.tt import EXACT, LOWER, UPPER, encode_move
+from timecontrol.stopper import SearchStats, StopperHints
+
+MAX_PLY = 100
+CHECK_INTERVAL = 1024
+"""Nodes between two stopper checks (fewer when the stopper reports little time or nodes left)."""
+MIN_CHECK_INTERVAL = 32
+ASPIRATION_WINDOW = 50
+"""Half-width of the first root window from depth ASPIRATION_DEPTH on (cp); widened x4 on a fail."""
+ASPIRATION_DEPTH = 4
+DELTA_MARGIN = 200
+"""Quiescence delta pruning: skip a capture that cannot lift stand-pat to within this of alpha."""
+PLAUSIBILITY_DEPTH = 3
+"""Quiet moves are ordered by full plausibility from this remaining depth on, by history below."""
+PROMOTION_RANKS = (chess.BB_RANK_2, chess.BB_RANK_7)
+FIRST_ITERATION_EBF = 4.0
+
+
+class SearchStopped(Exception):
+    """Raised inside the tree when the stopper or `stop` ends the search."""
+
+
+def position_key(board: chess.Board) -> int:
+    """Hash of the position for the table and repetitions: the fields of python-chess's
+    `_transposition_key`, but only integers, so the value (hence the bench node count) is the
+    same from run to run (the hash of None is an address in CPython 3.11 and PyPy)."""
+    ep = board.ep_square
+    if ep is None or not board.has_legal_en_passant():
+        ep = -1
+    return hash((
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
+        board.clean_castling_rights(), ep,
+    ))
+
+
+def game_keys(board: chess.Board) -> list[int]:
+    """Keys of the positions before the current one, oldest first (for repetition detection)."""
+    replay = board.root()
+    keys = []
+    for move in board.move_stack:
+        keys.append(position_key(replay))
+        replay.push(move)
+    return keys
+
+
+def decode_move(code: int) -> chess.Move:
+    """Inverse of `engine.tt.encode_move`."""
+    return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
+
+
+def by_key(item: tuple[int, chess.Move]) -> int:
+    """Sort key of a (score, move) pair."""
+    return item[0]
+
+
+class AlphaBetaSearch:
+    """One search of one position; `run()` does the iterative deepening and returns the result."""
+
+    def __init__(self, ctx: SearchContext) -> None:
+        self.ctx = ctx
+        self.board = ctx.board
+        self.tt = ctx.tt
+        self.evaluate = ctx.evaluator.evaluate
+        self.stopper = ctx.stopper
+        self.stop_event = ctx.stop_event
+        root_turn = self.board.turn
+        self.draw = {root_turn: -ctx.contempt, not root_turn: ctx.contempt}
+        self.nodes = 0
+        self.seldepth = 0
+        self.next_check = CHECK_INTERVAL
+        self.completed_depth = 0
+        self.mate_found: int | None = None
+        self.stats = SearchStats()
+        self.hints = StopperHints()
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.history = [[0] * 4096, [0] * 4096]
+        self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        self.keys = game_keys(self.board)
+        self.root_best: chess.Move | None = None
+        self.root_score = 0
+        self.root_pv: list[chess.Move] = []
+        self.lines: list[RootLine] = []
+        self.stop_reason = ""
+
+    # -- driver -------------------------------------------------------------------------------
+
+    def run(self) -> SearchResult:
+        """Iterative deepening until the stopper, `stop` or the depth limit ends the search."""
+        board = self.board
+        root_moves = self.order_root(list(board.legal_moves))
+        self.root_moves = root_moves
+        if root_moves:
+            self.root_best = root_moves[0]
+            self.root_pv = [root_moves[0]]
+        root_len = len(board.move_stack)
+        keys_len = len(self.keys)
+        iteration_ms: list[float] = []
+        reason = self.boundary_check(iteration_ms) if root_moves else "nomoves"
+        depth = 1
+        while reason is None:
+            began = time.perf_counter()
+            try:
+                self.iterate(depth)
+            except SearchStopped:
+                while len(board.move_stack) > root_len:
+                    board.pop()
+                del self.keys[keys_len:]
+                reason = self.stop_reason
+                break
+            iteration_ms.append((time.perf_counter() - began) * 1000)
+            self.completed_depth = depth
+            if self.lines and self.lines[0].score >= MATE_BOUND:
+                self.mate_found = mate_moves(self.lines[0].score)
+            reason = self.boundary_check(iteration_ms)
+            if reason is None and depth >= min(self.ctx.max_depth, MAX_PLY - 1):
+                reason = "maxdepth"
+            depth += 1
+        self.fill_stats()
+        self.stopper.on_search_done(self.stats)
+        lines = self.lines or (
+            [RootLine(self.root_best, self.root_score, self.root_pv)] if self.root_best else []
+        )
+        return SearchResult(
+            best_move=self.root_best,
+            score=self.root_score,
+            depth=self.completed_depth,
+            seldepth=self.seldepth,
+            nodes=self.nodes,
+            time_ms=self.elapsed_ms(),
+            stop_reason=reason,
+            pv=list(self.root_pv),
+            lines=lines,
+        )
+
+    def order_root(self, moves: list[chess.Move]) -> list[chess.Move]:
+        """Root moves: the table move, then by plausibility (captures by expected gain first)."""
+        board = self.board
+        entry = self.tt.probe(position_key(board))
+        tt_move = decode_move(entry & 0xFFFF) if entry is not None and entry & 0xFFFF else None
+
+        def key(move: chess.Move) -> int:
+            if move == tt_move:
+                return 1 << 30
+            if board.is_capture(move) or move.promotion:
+                return (1 << 20) + capture_gain(board, move)
+            return plausibility(board, move)
+
+        return sorted(moves, key=key, reverse=True)
+
+    def iterate(self, depth: int) -> None:
+        """One iteration: the best `multipv` root moves, each with an exact score."""
+        lines: list[RootLine] = []
+        chosen: list[chess.Move] = []
+        count = min(self.ctx.multipv, len(self.root_moves))
+        for index in range(count):
+            candidates = [move for move in self.root_moves if move not in chosen]
+            score, move, pv = self.aspiration(depth, candidates, index)
+            lines.append(RootLine(move, score, pv))
+            chosen.append(move)
+            self.send_info(depth, index + 1, score, pv)
+        lines.sort(key=lambda line: -line.score)
+        self.lines = lines
+        best = lines[0]
+        self.root_best, self.root_score, self.root_pv = best.move, best.score, best.pv
+        ranked = [line.move for line in lines]
+        self.root_moves = ranked + [move for move in self.root_moves if move not in ranked]
+
+    def aspiration(
+        self, depth: int, moves: list[chess.Move], index: int
+    ) -> tuple[int, chess.Move, list[chess.Move]]:
+        """Search the root in a window around the last score, widening it on a fail."""
+        previous = self.lines[index].score if index < len(self.lines) else 0
+        delta = ASPIRATION_WINDOW
+        if depth >= ASPIRATION_DEPTH and self.ctx.multipv == 1 and abs(previous) < MATE_BOUND:
+            alpha, beta = previous - delta, previous + delta
+        else:
+            alpha, beta = -INFINITE, INFINITE
+        while True:
+            score, move, pv = self.search_root(depth, alpha, beta, moves, index == 0)
+            if score <= alpha and alpha > -INFINITE:
+                self.send_info(depth, index + 1, score, pv, "upperbound")
+                alpha = max(-INFINITE, score - delta)
+            elif score >= beta and beta < INFINITE:
+                self.send_info(depth, index + 1, score, pv, "lowerbound")
+                beta = min(INFINITE, score + delta)
+            else:
+                return score, move, pv
+            delta *= 4
+            if delta > 1000:
+                alpha, beta = -INFINITE, INFINITE
+
+    def search_root(
+        self, depth: int, alpha: int, beta: int, moves: list[chess.Move], main_line: bool
+    ) -> tuple[int, chess.Move, list[chess.Move]]:
+        """PVS over the root moves; keeps the best move found so far for an early stop."""
+        board = self.board
+        key = position_key(board)
+        self.keys.append(key)
+        best = -INFINITE
+        best_move = moves[0]
+        best_pv = [moves[0]]
+        old_alpha = alpha
+        selection = self.select_root(moves)
+        for move in selection:
+            board.push(move)
+            self.pv[1] = []
+            if best == -INFINITE:
+                score = -self.search(depth - 1, -beta, -alpha, 1, True)
+            else:
+                score = -self.search(depth - 1, -alpha - 1, -alpha, 1, False)
+                if alpha < score < beta:
+                    score = -self.search(depth - 1, -beta, -alpha, 1, True)
+            board.pop()
+            selection.note(score)
+            if score > alpha and depth > 1:
+                score = self.confirm_root_score(move, score)
+            if score > best:
+                best = score
+                best_move = move
+                best_pv = [move, *self.pv[1]]
+                if score > alpha:
+                    alpha = score
+                    if main_line:
+                        self.root_best, self.root_score, self.root_pv = move, score, best_pv
+                    if score >= beta:
+                        break
+        self.keys.pop()
+        bound = LOWER if best >= beta else EXACT if best > old_alpha else UPPER
+        move_code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
+        self.tt.store(key, depth, bound, to_tt(best, 0), move_code)
+        return best, best_move, best_pv
+
+    def select_root(self, moves: list[chess.Move]) -> FullWidth:
+        """Which root moves to search (all of them in the full-width mode)."""
+        return FullWidth(moves)
+
+    def confirm_root_score(self, move: chess.Move, score: int) -> int:
+        """Hook for a new best root move's score (Greenblatt's secondary search); unchanged here."""
+        return score
+
+    # -- the tree -----------------------------------------------------------------------------
+
+    def search(self, depth: int, alpha: int, beta: int, ply: int, pv_node: bool) -> int:
+        """Negamax alpha-beta with PVS below the root; score from the side to move's view."""
+        board = self.board
+        if pv_node:
+            self.pv[ply] = []
+        in_check = board.is_check()
+        if depth <= 0 and not in_check:
+            return self.quiesce(alpha, beta, ply)
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self.check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        key = position_key(board)
+        if self.is_draw(board, key, in_check):
+            return self.draw[board.turn]
+        if ply >= MAX_PLY:
+            return self.evaluate(board)
+        if in_check:
+            depth += 1
+        tt_move = None
+        entry = self.tt.probe(key)
+        if entry is not None:
+            if not pv_node and (entry >> 32) & 0xFF >= depth:
+                score = from_tt(unpack16(entry >> 16), ply)
+                bound = (entry >> 40) & 3
+                if (
+                    bound == EXACT
+                    or (bound == LOWER and score >= beta)
+                    or (bound == UPPER and score <= alpha)
+                ):
+                    return score
+            if entry & 0xFFFF:
+                tt_move = decode_move(entry & 0xFFFF)
+                if not board.is_pseudo_legal(tt_move):
+                    tt_move = None
+        best = -INFINITE
+        best_move = None
+        old_alpha = alpha
+        legal = 0
+        keys = self.keys
+        keys.append(key)
+        pv = self.pv
+        for move in self.moves(board, tt_move, ply, depth, in_check):
+            board.push(move)
+            if not in_check and board.was_into_check():
+                board.pop()
+                continue
+            legal += 1
+            if pv_node:
+                pv[ply + 1] = []
+            if legal == 1:
+                score = -self.search(depth - 1, -beta, -alpha, ply + 1, pv_node)
+            else:
+                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                if pv_node and alpha < score < beta:
+                    score = -self.search(depth - 1, -beta, -alpha, ply + 1, True)
+            board.pop()
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    if pv_node:
+                        pv[ply] = [move, *pv[ply + 1]]
+                    if score >= beta:
+                        if not move.promotion and not board.is_capture(move):
+                            self.reward_quiet(move, ply, depth)
+                        break
+        keys.pop()
+        if not legal:
+            return mated_in(ply) if in_check else self.draw[board.turn]
+        bound = LOWER if best >= beta else EXACT if best > old_alpha else UPPER
+        code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
+        self.tt.store(key, depth, bound, to_tt(best, ply), code)
+        return best
+
+    def is_draw(self, board: chess.Board, key: int, in_check: bool) -> bool:
+        """Repetition (of any earlier position since the last irreversible move), the fifty-move
+        rule (unless the position is mate) and insufficient material."""
+        clock = board.halfmove_clock
+        if clock >= 4:
+            keys = self.keys
+            n = len(keys)
+            for distance in range(4, min(clock, n) + 1, 2):
+                if keys[n - distance] == key:
+                    return True
+            if clock >= 100 and not (in_check and not any(board.generate_legal_moves())):
+                return True
+        return not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material()
+
+    def moves(self, board: chess.Board, tt_move: chess.Move | None, ply: int, depth: int,
+              in_check: bool):
+        """Moves in search order: table move, good captures and promotions by expected gain,
+        killers, quiet moves (plausibility near the root, history below), losing captures.
+
+        Pseudo-legal except in check (evasions are generated legal); the caller tests legality.
+        """
+        if in_check:
+            scored = []
+            for move in board.generate_legal_moves():
+                if move == tt_move:
+                    scored.append((1 << 30, move))
+                elif board.is_capture(move) or move.promotion:
+                    scored.append(((1 << 20) + capture_gain(board, move), move))
+                else:
+                    scored.append((quiet_order_key(move, self.history[board.turn]), move))
+            scored.sort(key=by_key, reverse=True)
+            for _, move in scored:
+                yield move
+            return
+        if tt_move is not None:
+            yield tt_move
+        us = board.turn
+        noisy = [(capture_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
+        pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
+        if pawns:
+            for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
+                noisy.append((capture_gain(board, move), move))
+        noisy.sort(key=by_key, reverse=True)
+        losing = []
+        for gain, move in noisy:
+            if gain < 0:
+                losing.append(move)
+            elif move != tt_move:
+                yield move
+        killers = [k for k in self.killers[ply] if k is not None and k != tt_move]
+        for killer in killers:
+            if board.is_pseudo_legal(killer) and not board.is_capture(killer):
+                yield killer
+        ep = board.ep_square
+        history = self.history[us]
+        quiets = []
+        for move in board.generate_pseudo_legal_moves(chess.BB_ALL, ~board.occupied_co[not us]):
+            if move.promotion or move == tt_move or move in killers:
+                continue
+            if ep is not None and move.to_square == ep and board.pawns & (1 << move.from_square):
+                continue
+            quiets.append(move)
+        if depth >= PLAUSIBILITY_DEPTH:
+            scored = [
+                (history[m.from_square << 6 | m.to_square] + plausibility(board, m, False), m)
+                for m in quiets
+            ]
+        else:
+            scored = [(quiet_order_key(m, history), m) for m in quiets]
+        scored.sort(key=by_key, reverse=True)
+        for _, move in scored:
+            yield move
+        yield from losing
+
+    def reward_quiet(self, move: chess.Move, ply: int, depth: int) -> None:
+        """A quiet move caused a cutoff: make it a killer and raise its history."""
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        history = self.history[self.board.turn]
+        index = move.from_square << 6 | move.to_square
+        history[index] = min(history[index] + depth * depth, 10000)
+
+    def quiesce(self, alpha: int, beta: int, ply: int) -> int:
+        """Stand pat, then favourable captures and promotions with no depth limit; all evasions
+        when in check (so mates at the horizon are seen)."""
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self.check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        board = self.board
+        if ply >= MAX_PLY:
+            return self.evaluate(board)
+        if board.is_check():
+            best = mated_in(ply)
+            for move in self.moves(board, None, ply, 0, True):
+                board.push(move)
+                score = -self.quiesce(-beta, -alpha, ply + 1)
+                board.pop()
+                if score > best:
+                    best = score
+                    if score > alpha:
+                        alpha = score
+                        if score >= beta:
+                            break
+            return best
+        stand = self.evaluate(board)
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        noisy = []
+        threshold = alpha - stand - DELTA_MARGIN
+        for move in board.generate_pseudo_legal_captures():
+            gain = capture_gain(board, move)
+            if gain >= 0 and gain > threshold:
+                noisy.append((gain, move))
+        us = board.turn
+        pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
+        if pawns:
+            for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    noisy.append((capture_gain(board, move), move))
+        if not noisy:
+            return best
+        noisy.sort(key=by_key, reverse=True)
+        for _, move in noisy:
+            board.push(move)
+            if board.was_into_check():
+                board.pop()
+                continue
+            score = -self.quiesce(-beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+    # -- limits and output --------------------------------------------------------------------
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.ctx.start_time) * 1000
+
+    def fill_stats(self) -> SearchStats:
+        """Bring the statistics record passed to the stopper up to date."""
+        stats = self.stats
+        elapsed = self.elapsed_ms()
+        stats.time_since_movestart_ms = elapsed
+        stats.time_since_first_eval_ms = elapsed
+        stats.nodes_since_movestart = self.nodes
+        stats.total_nodes = self.nodes
+        stats.reused_nodes = 0
+        stats.depth = self.completed_depth
+        stats.num_root_moves = len(self.root_moves)
+        stats.mate_found = self.mate_found
+        return stats
+
+    def ask_stopper(self) -> str | None:
+        """One stopper check (plus `stop` and the throttle hook); the reason to stop, or None."""
+        stats = self.fill_stats()
+        self.hints.reset()
+        reason = self.stopper.should_stop(stats, self.hints)
+        if reason is None and self.stop_event.is_set():
+            reason = "stop"
+        if self.ctx.throttle is not None:
+            self.ctx.throttle(stats)
+        return reason
+
+    def check(self) -> None:
+        """The periodic check inside the tree; raises SearchStopped on a reason to stop."""
+        reason = self.ask_stopper()
+        if reason is not None:
+            self.stop_reason = reason
+            raise SearchStopped
+        step = CHECK_INTERVAL
+        hints = self.hints
+        if hints.remaining_nodes < step:
+            step = int(hints.remaining_nodes)
+        elapsed = self.stats.time_since_movestart_ms
+        if hints.remaining_ms < 1e9 and elapsed > 0:
+            nodes_per_ms = self.nodes / elapsed
+            step = min(step, int(hints.remaining_ms * nodes_per_ms / 2))
+        self.next_check = self.nodes + max(step, MIN_CHECK_INTERVAL if step > 0 else 1)
+
+    def boundary_check(self, iteration_ms: list[float]) -> str | None:
+        """The check between iterations: the stopper, then whether the next iteration, predicted
+        as the last one's time times the effective branching factor, fits the remaining time."""
+        reason = self.ask_stopper()
+        if reason is not None or not iteration_ms:
+            return reason
+        last = iteration_ms[-1]
+        ebf = FIRST_ITERATION_EBF
+        if len(iteration_ms) >= 2 and iteration_ms[-2] > 1.0:
+            ebf = min(max(last / iteration_ms[-2], 1.5), 8.0)
+        if last * ebf > self.hints.remaining_ms:
+            return "predicted"
+        return None
+
+    def send_info(self, depth: int, multipv: int, score: int, pv: list[chess.Move],
+                  bound: str | None = None) -> None:
+        """One UCI `info` line for a root line."""
+        elapsed = self.elapsed_ms()
+        nps = int(self.nodes * 1000 / elapsed) if elapsed > 0 else 0
+        self.ctx.send(
+            f"info depth {depth} seldepth {self.seldepth} multipv {multipv} "
+            f"score {to_uci(score, bound)} nodes {self.nodes} nps {nps} time {int(elapsed)} "
+            f"hashfull {self.tt.hashfull()} pv {' '.join(m.uci() for m in pv)}"
+        )
+
+
+class FullWidth:
+    """A move selection that searches every move it is given, in order."""
+
+    def __init__(self, moves: list[chess.Move]) -> None:
+        self.moves = moves
+
+    def __iter__(self):
+        return iter(self.moves)
+
+    def note(self, score: int) -> None:
+        """Told the score (from the mover's view) of the move just searched; nothing to do."""
+
+
+def search(ctx: SearchContext) -> SearchResult:
+    """The `alphabeta` search mode's entry point."""
+    return AlphaBetaSearch(ctx).run()

@@ -1,0 +1,64 @@
+"""What every search mode receives (`SearchContext`) and returns (`SearchResult`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import chess
+
+from engine.tt import TranspositionTable
+from timecontrol.stopper import ChainedStopper, SearchStats, Stopper
+
+
+@dataclass
+class SearchContext:
+    """One `go`: the position (with its game history), limits, tables and output.
+
+    `stopper` is consulted at iteration boundaries and every few hundred nodes; `stop_event` is
+    set by the UCI `stop` command; `send` writes one protocol line; `throttle`, if given, is called
+    with the current statistics at every periodic check (the strength limiter's NPS throttle).
+    """
+
+    board: chess.Board
+    evaluator: object
+    tt: TranspositionTable
+    stopper: Stopper = field(default_factory=ChainedStopper)
+    send: Callable[[str], None] = print
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    multipv: int = 1
+    contempt: int = 0
+    max_depth: int = 64
+    start_time: float = field(default_factory=time.perf_counter)
+    throttle: Callable[[SearchStats], None] | None = None
+
+
+@dataclass
+class RootLine:
+    """One scored root move (one MultiPV line), score from the root side's view."""
+
+    move: chess.Move
+    score: int
+    pv: list[chess.Move]
+
+
+@dataclass
+class SearchResult:
+    """The outcome of one search."""
+
+    best_move: chess.Move | None
+    score: int
+    depth: int
+    seldepth: int
+    nodes: int
+    time_ms: float
+    stop_reason: str
+    pv: list[chess.Move] = field(default_factory=list)
+    lines: list[RootLine] = field(default_factory=list)
+
+    @property
+    def ponder(self) -> chess.Move | None:
+        """The expected reply (second PV move), if any."""
+        return self.pv[1] if len(self.pv) > 1 else None
