@@ -1,0 +1,340 @@
+"""The UCI loop: reads commands on the input thread, searches on a worker thread.
+
+Commands and options follow the design's UCI contract (shared/design.md); `stop` and `isready`
+are answered while the engine thinks, and malformed input is answered with
+`info string error: ...` instead of ending the process. Per `go`, a stopper comes from the game's
+time manager (`timecontrol.factory.create_manager`, option `TimeManager`) when a clock is given,
+otherwise from the plain limits of `go`; one `info string tm {json}` telemetry line precedes
+`bestmove`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import chess
+
+from engine import search
+from engine.bench import BENCH_DEPTH, run_bench
+from engine.evaluate import Evaluator
+from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
+from engine.search.context import SearchContext, SearchResult
+from engine.tt import TranspositionTable
+from timecontrol.factory import create_manager
+from timecontrol.stopper import ChainedStopper, GoParams, Stopper, limit_stoppers
+
+ENGINE_NAME = "Tempo 0.1"
+ENGINE_AUTHOR = "the Tempo authors"
+GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "nodes", "depth", "mate")
+GO_WORDS = (*GO_NUMBERS, "infinite", "ponder", "searchmoves")
+
+
+class UciError(ValueError):
+    """Malformed or unusable input; the message is sent as `info string error: ...`."""
+
+
+def parse_go(args: list[str]) -> GoParams:
+    """The limits of a `go` command (negative times count as 0; `ponder` is ignored)."""
+    go = GoParams()
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word in GO_NUMBERS:
+            if index + 1 >= len(args):
+                raise UciError(f"go: {word} needs a number")
+            try:
+                value = int(args[index + 1])
+            except ValueError:
+                raise UciError(f"go: {word} {args[index + 1]!r} is not an integer") from None
+            if word in ("movestogo", "depth", "mate", "nodes") and value <= 0:
+                raise UciError(f"go: {word} must be positive, got {value}")
+            setattr(go, word, max(value, 0))
+            index += 2
+        elif word == "infinite":
+            go.infinite = True
+            index += 1
+        elif word == "ponder":
+            index += 1
+        elif word == "searchmoves":
+            raise UciError("go: searchmoves is not supported")
+        else:
+            raise UciError(f"go: unknown parameter {word!r}")
+    return go
+
+
+def parse_position(args: list[str]) -> tuple[str, list[str], chess.Board]:
+    """(start FEN, moves, board) of a `position` command; UciError names what is wrong."""
+    if not args:
+        raise UciError("position: expected startpos or fen")
+    if args[0] == "startpos":
+        fen = chess.STARTING_FEN
+        rest = args[1:]
+    elif args[0] == "fen":
+        end = args.index("moves") if "moves" in args else len(args)
+        fen = " ".join(args[1:end])
+        rest = args[end:]
+    else:
+        raise UciError(f"position: expected startpos or fen, got {args[0]!r}")
+    try:
+        board = chess.Board(fen)
+    except ValueError as error:
+        raise UciError(f"position: bad fen {fen!r}: {error}") from None
+    if board.status() != chess.STATUS_VALID:
+        raise UciError(f"position: fen {fen!r} is not a legal position ({board.status()!r})")
+    if rest and rest[0] != "moves":
+        raise UciError(f"position: expected moves, got {rest[0]!r}")
+    moves = rest[1:]
+    for text in moves:
+        try:
+            board.push_uci(text)
+        except ValueError:
+            raise UciError(f"position: illegal move {text!r} in {board.fen()}") from None
+    return fen, moves, board
+
+
+class UciEngine:
+    """The engine's state between commands: options, position, tables, the game's manager."""
+
+    def __init__(self, write: Callable[[str], None] | None = None) -> None:
+        self._write = write or self._stdout
+        self.out_lock = threading.Lock()
+        self.options = Options()
+        self.tt = TranspositionTable(self.options["Hash"])
+        self.manager = create_manager(DEFAULT_TIME_MANAGER)
+        self.evaluator = Evaluator()
+        self.start_fen = chess.STARTING_FEN
+        self.moves: list[str] = []
+        self.board = chess.Board()
+        self.debug = False
+        self.thread: threading.Thread | None = None
+        self.stop_event = threading.Event()
+        self.commands: dict[str, Callable[[list[str]], None]] = {
+            "uci": self.cmd_uci,
+            "isready": lambda args: self.send("readyok"),
+            "ucinewgame": self.cmd_ucinewgame,
+            "position": self.cmd_position,
+            "go": self.cmd_go,
+            "stop": lambda args: self.stop_event.set(),
+            "ponderhit": lambda args: None,
+            "setoption": self.cmd_setoption,
+            "debug": self.cmd_debug,
+            "bench": self.cmd_bench,
+            "eval": self.cmd_eval,
+            "d": self.cmd_d,
+        }
+
+    # -- output ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _stdout(line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def send(self, line: str) -> None:
+        """Write one protocol line (thread-safe)."""
+        with self.out_lock:
+            self._write(line)
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error: {message}")
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Process one input line; False after `quit`. Never raises."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, args = tokens[0], tokens[1:]
+        if command == "quit":
+            self.finish_search()
+            return False
+        handler = self.commands.get(command)
+        if handler is None:
+            self.error(f"unknown command {command!r}")
+            return True
+        try:
+            handler(args)
+        except (UciError, OptionError) as error:
+            self.error(str(error))
+        except Exception as error:  # noqa: BLE001 - the loop must survive any bad input
+            self.error(f"{command}: {type(error).__name__}: {error}")
+        return True
+
+    def searching(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def finish_search(self) -> None:
+        """Stop a running search and wait for its `bestmove`."""
+        if self.thread is not None:
+            self.stop_event.set()
+            self.thread.join()
+            self.thread = None
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def cmd_uci(self, args: list[str]) -> None:
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for option in OPTIONS:
+            self.send(option.declaration())
+        self.send("uciok")
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self.finish_search()
+        self.tt.clear()
+        self.manager.new_game()
+        self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.finish_search()
+        fen, moves, board = parse_position(args)
+        continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
+        if not continues:
+            self.manager.new_game()
+        self.start_fen, self.moves, self.board = fen, moves, board
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        self.finish_search()
+        if not args or args[0] != "name":
+            raise UciError("setoption: expected 'name <option> [value <value>]'")
+        if "value" in args:
+            split = args.index("value")
+            name, value = " ".join(args[1:split]), " ".join(args[split + 1 :])
+        else:
+            name, value = " ".join(args[1:]), ""
+        name, parsed = self.options.parse(name, value)
+        if name == "Hash":
+            self.tt.resize(parsed)
+        elif name == "Clear Hash":
+            self.tt.clear()
+        elif name == "TimeManager":
+            try:
+                self.manager = create_manager(parsed or DEFAULT_TIME_MANAGER)
+            except ValueError as error:
+                raise UciError(f"setoption TimeManager: {error}") from None
+        self.options.set(name, parsed)
+
+    def cmd_debug(self, args: list[str]) -> None:
+        if args not in (["on"], ["off"]):
+            raise UciError("debug: expected on or off")
+        self.debug = args[0] == "on"
+
+    def cmd_bench(self, args: list[str]) -> None:
+        self.finish_search()
+        depth = BENCH_DEPTH
+        if args:
+            try:
+                depth = int(args[0])
+            except ValueError:
+                raise UciError(f"bench: depth {args[0]!r} is not an integer") from None
+            if not 1 <= depth <= 20:
+                raise UciError(f"bench: depth {depth} is out of range 1..20")
+        run_bench(self.options["SearchMode"], depth, self.send, self.options["Hash"])
+
+    def cmd_eval(self, args: list[str]) -> None:
+        terms = self.evaluator.terms(self.board)
+        for name, value in terms.items():
+            self.send(f"{name:>16} : {value:+6d}")
+        total = self.evaluator.evaluate(self.board)
+        white = total if self.board.turn == chess.WHITE else -total
+        self.send(f"Final evaluation: {white:+d} cp (white side), {total:+d} cp (side to move)")
+
+    def cmd_d(self, args: list[str]) -> None:
+        for row in str(self.board).splitlines():
+            self.send(row)
+        self.send(f"Fen: {self.board.fen()}")
+
+    def cmd_go(self, args: list[str]) -> None:
+        started = time.perf_counter()
+        if self.searching():
+            raise UciError("go: a search is already running")
+        self.finish_search()
+        go = parse_go(args)
+        self.stop_event = threading.Event()
+        board = self.board.copy()
+        ctx = SearchContext(
+            board=board,
+            evaluator=self.evaluator,
+            tt=self.tt,
+            stopper=self.make_stopper(go, board),
+            send=self.send,
+            stop_event=self.stop_event,
+            multipv=self.options["MultiPV"],
+            contempt=self.options["Contempt"],
+            start_time=started,
+        )
+        mode = self.options["SearchMode"]
+        self.thread = threading.Thread(target=self.think, args=(ctx, go, mode), daemon=True)
+        self.thread.start()
+
+    # -- one search -----------------------------------------------------------------------------
+
+    def make_stopper(self, go: GoParams, board: chess.Board) -> Stopper:
+        """The manager's stopper chain when the side to move has a clock, else the plain limits."""
+        overhead = self.options["Move Overhead"]
+        if go.clock(board.turn) is not None and not go.infinite:
+            white = board.turn == chess.WHITE
+            return self.manager.make_stopper(go, board.ply(), white, 0, overhead)
+        return ChainedStopper(limit_stoppers(go, overhead))
+
+    def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
+        """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
+        try:
+            try:
+                result = search.run(mode, ctx)
+            except search.ModeUnavailable as error:
+                self.error(f"{error}; searching with alphabeta")
+                result = search.run("alphabeta", ctx)
+        except Exception as error:  # noqa: BLE001 - a move must be given whatever happened
+            self.error(f"search failed: {type(error).__name__}: {error}")
+            legal = list(ctx.board.legal_moves)
+            result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0, "error")
+        if go.infinite:
+            ctx.stop_event.wait()
+        if self.options["Telemetry"]:
+            record = json.dumps(self.telemetry(ctx, result), separators=(",", ":"))
+            self.send(f"info string tm {record}")
+        move = result.best_move.uci() if result.best_move is not None else "0000"
+        ponder = f" ponder {result.ponder.uci()}" if result.ponder is not None else ""
+        self.send(f"bestmove {move}{ponder}")
+
+    def telemetry(self, ctx: SearchContext, result: SearchResult) -> dict[str, object]:
+        """The stopper's per-move figures with the search's own (design: Telemetry contract)."""
+        record = dict(ctx.stopper.telemetry())
+        record.update(
+            ply=ctx.board.ply(),
+            used_ms=round((time.perf_counter() - ctx.start_time) * 1000),
+            nodes=result.nodes,
+            reused_nodes=0,
+            stop_reason=result.stop_reason,
+        )
+        return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m engine`: the UCI loop on standard input/output until `quit` or end of input;
+    `python -m engine bench [--mode M] [--depth D]`: the bench, then exit."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "bench":
+        parser = argparse.ArgumentParser(prog="tempo-engine bench")
+        parser.add_argument("--mode", default="alphabeta", choices=("alphabeta", "greenblatt"))
+        parser.add_argument("--depth", type=int, default=BENCH_DEPTH)
+        parser.add_argument("--hash", type=int, default=16, help="table size in MB")
+        options = parser.parse_args(args[1:])
+        run_bench(options.mode, options.depth, UciEngine._stdout, options.hash)
+        return 0
+    if args:
+        print(f"tempo-engine: unknown arguments {' '.join(args)!r}; try 'bench'", file=sys.stderr)
+        return 2
+    engine = UciEngine()
+    for raw in sys.stdin.buffer:
+        if not engine.handle(raw.decode("utf-8", "replace")):
+            return 0
+    engine.finish_search()
+    return 0
