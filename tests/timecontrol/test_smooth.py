@@ -226,3 +226,20 @@ def test_movestogo_only_caps_the_estimate() -> None:
     capped = manager.make_stopper(go(20_000, movestogo=5), ply=102, white=True, reused_nodes=0,
                                   move_overhead_ms=100).telemetry()
     assert capped["moves_left"] == 5.0
+
+
+def test_e14_lc0_v1_merged_defaults_through_the_spec() -> None:
+    """Reference §10 E14: PR 1195 as merged (u0 = 0.5, r0 = 0.5, MLE 51.5/7.0, cap 0.3), O 200."""
+    manager = create_manager("smooth(init-timeuse=0.5)")
+    first = smooth_budget(manager.params, manager.state, 60_000, 0, None, 0, 0, 200)
+    assert (first.moves_left, first.game_time_ms) == (51.5, 59800)
+    assert first.expected_ms == approx(2322.330)
+    assert first.alloc_ms == approx(4644.660)
+    manager.state.nps = 50_000.0
+    mid = smooth_budget(manager.params, manager.state, 30_000, 500, None, 60, 80_000, 200)
+    assert mid.moves_left == pytest.approx(21.8286, abs=1e-4)
+    assert mid.game_time_ms == approx(40214.28)
+    assert mid.target_total_nodes == approx(184227.81)
+    assert mid.new_nodes == approx(104227.81)
+    assert mid.expected_ms == approx(2084.556)
+    assert mid.alloc_ms == approx(4169.112)
