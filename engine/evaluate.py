@@ -22,7 +22,7 @@ import chess
 from engine.eval_terms.bits import LIGHT_SQUARES, flip, popcount
 from engine.eval_terms.scaling import SCALE_NONE, endgame_scale, piece_ratio
 from engine.eval_terms.side import side_terms
-from engine.eval_terms.weights import PHASE_MAX, S, unpack
+from engine.eval_terms.weights import HALF, PHASE_MAX, S
 from engine.score import EVAL_LIMIT
 
 TERMS = (
@@ -111,18 +111,12 @@ def _knowledge_fractions(knowledge: Mapping[str, float] | None) -> tuple[float, 
     return tuple(fractions[name] for name in TERMS)
 
 
-def _taper(score: int, phase: int) -> int:
-    """Blend a packed (mg, eg) score by phase (PHASE_MAX = middlegame), rounding toward zero
-    so that a position and its colour-flipped mirror get exactly opposite values."""
-    mg, eg = unpack(score)
-    blended = mg * phase + eg * (PHASE_MAX - phase)
-    if blended >= 0:
-        return blended // PHASE_MAX
-    return -(-blended // PHASE_MAX)
-
-
 class Evaluator:
     """Evaluates positions with given knowledge fractions and material values.
+
+    Each term is a packed (middlegame, endgame) score blended by phase (PHASE_MAX = all
+    pieces on, 0 = bare kings and pawns) and truncated toward zero, so that a position and its
+    colour-flipped mirror get exactly opposite values.
 
     ``knowledge`` maps term names (see TERMS) to fractions in [0, 1]; missing terms get 1.0.
     For "endgame_scaling" a fraction f applies the scale factor partially:
@@ -202,20 +196,19 @@ class Evaluator:
             mat_w += counts_w[i] * mg[i]
             mat_b += counts_b[i] * mg[i]
 
-        values = [
-            _taper(material, phase),
-            _taper(white[0] - black[0], phase),
-            _taper(white[1] - black[1], phase),
-            _taper(white[2] - black[2], phase),
-            _taper(white[3] - black[3], phase),
-            _taper(white[4] - black[4], phase),
-            _taper(white[5] - black[5], phase),
-            _taper(white[6] - black[6], phase),
-            _taper(white[7] - black[7], phase),
-            0,
-            int(piece_ratio(mat_w, mat_b, self._start_total)),
-            _taper(white[8] - black[8], phase),
-        ]
+        middle, end = phase, PHASE_MAX - phase
+        values = []
+        for packed_score in (
+            material, white[0] - black[0], white[1] - black[1], white[2] - black[2],
+            white[3] - black[3], white[4] - black[4], white[5] - black[5],
+            white[6] - black[6], white[7] - black[7],
+        ):
+            eg = (packed_score + HALF) >> 16
+            values.append(int(((packed_score - (eg << 16)) * middle + eg * end) / PHASE_MAX))
+        values.append(0)  # endgame scaling, below
+        values.append(int(piece_ratio(mat_w, mat_b, self._start_total)))
+        eg = (white[8] - black[8] + HALF) >> 16
+        values.append(int(((white[8] - black[8] - (eg << 16)) * middle + eg * end) / PHASE_MAX))
         fractions = self.knowledge
         if not self._full_knowledge:
             for i in range(12):

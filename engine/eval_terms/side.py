@@ -16,20 +16,13 @@ from engine.eval_terms.bits import (
     DARK_SQUARES,
     DISTANCE,
     ENEMY_KING_ZONE,
-    FILES_OF,
     KING_FILES,
     LIGHT_SQUARES,
-    PASSED_SPAN,
-    RANKS_4_TO_6,
     SHIELD_FAR,
     SHIELD_NEAR,
-    down_attacks,
-    file_byte,
-    fill_down,
     popcount,
-    up_attacks,
 )
-from engine.eval_terms.pawns import backward_pawns
+from engine.eval_terms.pawns import pawn_entry
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
 _DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
@@ -41,8 +34,8 @@ _FILE_MASKS = chess.BB_FILE_MASKS
 _FILES = chess.BB_FILES
 _RANK_7 = chess.BB_RANK_7
 _RANK_8 = chess.BB_RANK_8
+_RANKS_4_TO_7 = chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6 | chess.BB_RANK_7
 
-_PST_P = W.PST[chess.PAWN]
 _PST_N = W.PST[chess.KNIGHT]
 _PST_B = W.PST[chess.BISHOP]
 _PST_R = W.PST[chess.ROOK]
@@ -69,8 +62,10 @@ def side_terms(
     Upper-case bitboards are our pieces, lower-case theirs; ``us``/``them`` are occupancies.
     """
     occ = us | them
-    our_pawn_attacks = up_attacks(P)
-    their_pawn_attacks = down_attacks(p)
+    (
+        pawn_pst, passed_bonus, passed_bb, structure, backward_count,
+        our_pawn_attacks, their_pawn_attacks, files, outposts,
+    ) = pawn_entry(P, p, them)
     safe = ~us & ~their_pawn_attacks
     zone = ENEMY_KING_ZONE[k.bit_length() - 1] if k else 0
     our_king = K.bit_length() - 1
@@ -153,25 +148,20 @@ def side_terms(
         if seventh and sq >> 3 == 6:
             major += W.QUEEN_SEVENTH
 
-    # Pawns: location and passed pawns.
-    passed = 0
-    bb = P
-    while bb:
-        low = bb & -bb
-        sq = low.bit_length() - 1
-        bb ^= low
-        pst += _PST_P[sq]
-        if not PASSED_SPAN[sq] & p:
-            rank = sq >> 3
-            passed += W.PASSED_RANK[rank]
+    # Pawns: location and passed pawns (the king-distance part needs the kings: not cached).
+    pst += pawn_pst
+    passed = passed_bonus
+    if passed_bb and our_king >= 0 and their_king >= 0:
+        bb = passed_bb & _RANKS_4_TO_7
+        while bb:
+            low = bb & -bb
+            sq = low.bit_length() - 1
+            bb ^= low
             stop = sq + 8
-            if them >> stop & 1:
-                passed += W.PASSED_BLOCKED[rank]
-            if rank > 2 and our_king >= 0 and their_king >= 0:
-                passed += (
-                    (W.PASSED_KING_THEM * DISTANCE[their_king][stop]
-                     - W.PASSED_KING_US * DISTANCE[our_king][stop]) * (rank - 2)
-                ) << 16
+            passed += (
+                (W.PASSED_KING_THEM * DISTANCE[their_king][stop]
+                 - W.PASSED_KING_US * DISTANCE[our_king][stop]) * ((sq >> 3) - 2)
+            ) << 16
 
     # King: location, shield, Greenblatt's rank term, and our pressure on their king.
     king = 0
@@ -179,28 +169,15 @@ def side_terms(
         pst += _PST_K[our_king]
         king += popcount(SHIELD_NEAR[our_king] & P) * W.SHIELD_NEAR_PAWN
         king += popcount(SHIELD_FAR[our_king] & P) * W.SHIELD_FAR_PAWN
-        king += popcount(KING_FILES[our_king] & ~file_byte(P)) * W.KING_OPEN_FILE
+        king += popcount(KING_FILES[our_king] & ~files) * W.KING_OPEN_FILE
         if q:
             king += (our_king >> 3) * W.KING_RANK
     if attackers >= 2:
         king += W.KING_ATTACK[min(units, 39)]
 
-    # Pawn structure: isolated, doubled, Greenblatt-backward.
-    files = file_byte(P)
-    neighbours = ((files << 1) | (files >> 1)) & 0xFF
-    isolated_files = files & ~neighbours
-    structure = 0
-    if isolated_files:
-        isolated = P & FILES_OF[isolated_files]
-        structure += popcount(isolated) * W.ISOLATED
-        structure += (popcount(isolated) - popcount(isolated_files)) * W.DOUBLED_ISOLATED
-    structure += (popcount(P) - popcount(files)) * W.DOUBLED
-    backward = backward_pawns(P, p, them, P & FILES_OF[files & neighbours])
-    if backward:
-        structure += popcount(backward) * W.BACKWARD
-        structure += popcount(backward & ~FILES_OF[file_byte(p)]) * W.BACKWARD_HALF_OPEN
-        if r or q:
-            structure += popcount(backward) * W.BACKWARD_MAJORS
+    # Pawn structure: isolated, doubled, Greenblatt-backward (worse against rooks, queens).
+    if backward_count and (r or q):
+        structure += backward_count * W.BACKWARD_MAJORS
 
     # Threats: our pawns attacking pieces, our minor pieces attacking rooks and queens.
     threats = (
@@ -212,7 +189,6 @@ def side_terms(
     minor = 0
     if B & LIGHT_SQUARES and B & DARK_SQUARES:
         minor += W.BISHOP_PAIR
-    outposts = RANKS_4_TO_6 & our_pawn_attacks & ~fill_down(their_pawn_attacks)
     if outposts:
         minor += popcount(N & outposts) * W.KNIGHT_OUTPOST
         minor += popcount(B & outposts) * W.BISHOP_OUTPOST
