@@ -68,10 +68,12 @@ def player_labels(moves: pd.DataFrame) -> pd.Series:
 def move_numbers(moves: pd.DataFrame, games: pd.DataFrame | None = None) -> pd.Series:
     """Per move, the chess move number (1. e4 e5: both move 1) of the position it was made in.
 
-    The store's `ply` counts half-moves from the game's opening FEN (book moves included), so
-    when `games` gives each game's `opening_fen` the FEN's own ply (python-chess `Board.ply()`:
-    2·(fullmove − 1), + 1 with Black to move) is added; without it, the FEN is taken to be the
-    standard start. An unreadable FEN is a ValueError naming its game.
+    The store's `ply` is the number of half-moves played from the game's opening FEN once this
+    move is made (the game runner records `len(board.move_stack)` after the push: 1 for the
+    first move, book moves included). When `games` gives each game's `opening_fen`, the FEN's
+    own ply (python-chess `Board.ply()`: 2·(fullmove − 1), + 1 with Black to move) is added;
+    without it the FEN is taken to be the standard start. An unreadable FEN is a ValueError
+    naming its game.
     """
     ply = moves["ply"].astype(int)
     if games is not None and {"game_id", "opening_fen"} <= set(games.columns):
@@ -80,7 +82,7 @@ def move_numbers(moves: pd.DataFrame, games: pd.DataFrame | None = None) -> pd.S
             for game_id, fen in zip(games["game_id"], games["opening_fen"], strict=True)
         }
         ply = ply + moves["game_id"].map(offsets).fillna(0).astype(int)
-    return ply // 2 + 1
+    return (ply + 1) // 2
 
 
 def _fen_ply(game_id: str, fen: object) -> int:

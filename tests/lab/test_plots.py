@@ -74,7 +74,7 @@ def synthetic_frames(
             nps = 20_000.0 if engine == players[0] else 1_000_000.0
             row = {
                 "game_id": game_id, "white": white, "black": black, "side": side,
-                "engine": engine, "ply": ply, "move": "e2e4", "san": "e4",
+                "engine": engine, "ply": ply + 1, "move": "e2e4", "san": "e4",
                 "elapsed_ms": elapsed, "clock_before_ms": before, "clock_after_ms": clocks[side],
                 "reported_ms": elapsed - 2, "depth": 8, "seldepth": 12, "score_cp": 10,
                 "score_mate": math.nan, "nodes": int(nps * elapsed / 1000),
@@ -159,7 +159,7 @@ def test_time_usage_mean_and_quartiles_are_those_of_the_moves():
     rows = []
     for game, times in (("a", (100.0, 200.0)), ("b", (300.0, 200.0))):
         for i, elapsed in enumerate(times):
-            rows.append({"game_id": game, "side": "white", "engine": "A", "ply": 2 * i,
+            rows.append({"game_id": game, "side": "white", "engine": "A", "ply": 2 * i + 1,
                          "elapsed_ms": elapsed, "clock_after_ms": 1000.0, "nodes": 1000})
     fig = time_usage_figure(pd.DataFrame(rows))
     time_ax = find_axes(fig, "Time used per move")
@@ -177,7 +177,8 @@ def test_move_numbers_count_from_the_opening_fen():
     black_to_move = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
     games = pd.DataFrame({"game_id": ["a", "b", "c"],
                           "opening_fen": [six_ply, black_to_move, chess.STARTING_FEN]})
-    moves = pd.DataFrame({"game_id": ["a", "a", "b", "b", "c", "c"], "ply": [0, 1, 0, 1, 0, 1]})
+    # `ply` as the game runner records it: half-moves played once the move is made.
+    moves = pd.DataFrame({"game_id": ["a", "a", "b", "b", "c", "c"], "ply": [1, 2, 1, 2, 1, 2]})
     # a: after 1. d4 d5 2. c4 c6 3. Nc3 Nf6 the engines play 4. and 4. ...;
     # b: from 1. e4 Black plays 1. ... and White 2.
     assert list(move_numbers(moves, games)) == [4, 4, 1, 2, 1, 1]
@@ -190,11 +191,11 @@ def test_move_numbers_count_from_the_opening_fen():
 def test_fraction_of_available_time_counts_increments_and_the_clock_left():
     # 10 s + 1 s/move: three moves of 2 s leave 10 - 6 + 3 = 7 s; available 13 s, used 6 s.
     rows = [
-        {"game_id": "g", "side": "white", "engine": "A", "ply": 2 * i, "elapsed_ms": 2000.0,
+        {"game_id": "g", "side": "white", "engine": "A", "ply": 2 * i + 1, "elapsed_ms": 2000.0,
          "clock_after_ms": 10_000.0 - 2000.0 * (i + 1) + 1000.0 * (i + 1)}
         for i in range(3)
     ]
-    rows += [{"game_id": "g", "side": "black", "engine": "B", "ply": 1, "elapsed_ms": 500.0,
+    rows += [{"game_id": "g", "side": "black", "engine": "B", "ply": 2, "elapsed_ms": 500.0,
               "clock_after_ms": math.nan}]
     fractions = fraction_of_time_used(pd.DataFrame(rows))
     assert list(fractions["label"]) == ["A"]  # B has no clock: left out
@@ -278,7 +279,7 @@ def test_game_picture_names_an_unknown_game():
 
 
 def test_moves_left_actual_counts_this_move_and_the_sides_later_ones():
-    game = pd.DataFrame({"ply": range(5), "side": ["white", "black"] * 2 + ["white"]})
+    game = pd.DataFrame({"ply": range(1, 6), "side": ["white", "black"] * 2 + ["white"]})
     assert list(moves_left_actual(game)) == [3, 2, 2, 1, 1]
 
 

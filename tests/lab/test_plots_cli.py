@@ -41,12 +41,14 @@ def random_game(game_id: str, white: str, black: str, telemetry_for: set[str],
                 "moves_left": 30.0, "nps_est": 20000.0, "tree_reuse": 0.5, "timeuse": 0.7,
                 "stop_reason": "budget",
             }
-        moves.append(MoveRecord(
-            ply=board.ply(), move=move.uci(), san=board.san(move), elapsed_ms=elapsed,
-            clock_before_ms=before, clock_after_ms=clocks[board.turn], nodes=nodes,
+        san = board.san(move)
+        turn = board.turn
+        board.push(move)
+        moves.append(MoveRecord(  # ply as the game runner counts it: after the move
+            ply=board.ply(), move=move.uci(), san=san, elapsed_ms=elapsed,
+            clock_before_ms=before, clock_after_ms=clocks[turn], nodes=nodes,
             nps=20000, depth=5, telemetry=telemetry,
         ))
-        board.push(move)
     result = board.result(claim_draw=True)
     return GameRecord(
         game_id=game_id, white=white, black=black, result="1/2-1/2" if result == "*" else result,
