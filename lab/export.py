@@ -11,7 +11,6 @@ read it. Files are written to a temporary name and renamed, so a reader never se
 from __future__ import annotations
 
 import importlib.util
-import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,7 +32,8 @@ class _CutechessExporter(chess.pgn.StringExporter):
 
 
 def _present(value: object) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
+    """False for None, NaN and pandas' NA."""
+    return value is not None and not bool(pd.isna(value))
 
 
 def score_text(score_cp: object, score_mate: object) -> str | None:
