@@ -23,7 +23,8 @@ How a game ends, in the order checked (PGN Termination, reason):
   overrun)");
 * the adjudication rules (`lab.adjudication`) -> `adjudication`.
 
-An engine that faulted is killed by the pool, which starts a fresh process for the next game.
+An engine that lost by any of these faults is killed, and the pool starts a fresh process for the
+next game (fastchess's and cutechess's `-recover`).
 """
 
 from __future__ import annotations
@@ -212,6 +213,7 @@ class _Game:
                 ready_timeout_s=timeouts.ready_s, stop_grace_s=timeouts.stop_grace_s)
             verdict = self._fault(color, clock, outcome)
             if verdict is not None:
+                engine.faulted = True  # whatever it did, the next game gets a fresh process
                 return self.finish(*verdict)
             assert outcome.move is not None and outcome.elapsed_ms is not None
             info = parse_search_lines(outcome.lines, board, engine.spec.protocol)
