@@ -77,7 +77,10 @@ def _time_panel(ax: Axes, sides: list[tuple[str, pd.DataFrame, str]]) -> None:
                 markersize=11, markeredgewidth=2.2, color=BUDGET_COLOURS[side],
                 label=f"{name}: budget",
             )
-    ax.set_title("Time per move: used (bars) and the manager's budget (markers)")
+    if any(_has(rows, "tm_budget_ms") for _, rows, _ in sides):
+        ax.set_title("Time per move: used (bars) and the manager's budget (markers)")
+    else:
+        ax.set_title("Time used per move")
     ax.set_ylabel("time (s)")
     ax.set_ylim(bottom=0)
 

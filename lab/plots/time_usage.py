@@ -127,9 +127,8 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
             group["move"], group["mean"] * 1e-3, "--", color=colours[label],
             label=f"{label}: budget",
         )
-    ax_time.set_title(
-        f"Time used per move (line: mean, band: {low}th–{high}th percentile; dashed: mean budget)"
-    )
+    title = f"Time used per move (line: mean, band: {low}th–{high}th percentile"
+    ax_time.set_title(title + ("; dashed: mean budget)" if not budget.empty else ")"))
     ax_time.set_xlabel("move number")
     ax_time.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax_time.set_ylabel("time used (s)")
@@ -151,7 +150,7 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
             jitter = rng.uniform(-0.12, 0.12, size=len(values))
             ax_frac.plot(
                 i + jitter, values, "o", color=colours[label], alpha=0.7, markersize=4,
-                label=f"{label} ({len(values)} games)",
+                label=f"{label} ({_games(len(values))})",
             )
         ax_frac.set_ylim(0, 1.05)
         ax_frac.tick_params(axis="x", labelrotation=15)
@@ -180,13 +179,16 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
 
 
 def _summary_title(moves: pd.DataFrame, games: pd.DataFrame | None) -> str:
-    n_games = moves["game_id"].nunique()
-    title = f"Time usage over {n_games} game{'s' if n_games != 1 else ''}"
+    title = f"Time usage over {_games(moves['game_id'].nunique())}"
     if games is not None and "tc" in games.columns:
         controls = sorted(str(tc) for tc in games["tc"].dropna().unique() if str(tc))
         if controls:
             title += f" (time control {', '.join(controls)})"
     return title
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def plot_time_usage(moves: pd.DataFrame, games: pd.DataFrame | None, path: str | Path) -> Path:

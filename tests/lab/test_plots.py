@@ -210,6 +210,8 @@ def test_time_usage_without_telemetry_columns_still_plots_time_used():
     fig = time_usage_figure(moves, games)
     time_ax = find_axes(fig, "Time used per move")
     assert line_labels(time_ax) == ["sf-a", "sf-b"]
+    assert "budget" not in time_ax.get_title()
+    assert "2 games" in fig.get_suptitle()
 
 
 def test_time_usage_without_clocks_or_nodes_says_so():
@@ -268,7 +270,7 @@ def test_game_picture_without_telemetry_shows_time_and_clock_only():
     fig = game_time_figure(moves, "g001")
     assert len(axes_by_title(fig)) == 2
     assert "no time-manager telemetry" in fig.get_suptitle()
-    time_ax = find_axes(fig, "Time per move")
+    time_ax = find_axes(fig, "Time used per move")
     assert len(time_ax.patches) == 81 and line_labels(time_ax) == []
 
 
