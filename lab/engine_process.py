@@ -38,7 +38,7 @@ from lab.records import EngineSpec
 T = TypeVar("T")
 
 QUIT_TIMEOUT_S = 2.0
-"""How long a `quit` may take before the process group is killed."""
+"""How long a `quit` may take before the process is killed."""
 
 
 class EngineError(Exception):
@@ -216,8 +216,10 @@ class EngineProcess:
         path = resolve_binary(spec)
         env = {**os.environ, **spec.env} if spec.env else None
         try:
+            # The engine stays in its parent's process group, so a worker killed with its group
+            # (lab.runner) takes its engines with it.
             transport, protocol = await protocol_class.popen(  # type: ignore[attr-defined]
-                spec.cmd, setpgrp=True, cwd=spec.cwd, env=env)
+                spec.cmd, cwd=spec.cwd, env=env)
         except OSError as err:
             raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
         process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
@@ -369,17 +371,17 @@ class EngineProcess:
             self.faulted = True
 
     async def quit(self) -> None:
-        """Ask the engine to quit; kill its process group if it does not within a moment."""
+        """Ask the engine to quit; kill it if it does not within a moment."""
         if self.alive and not self.faulted:
             with contextlib.suppress(asyncio.TimeoutError, chess.engine.EngineError):
                 await asyncio.wait_for(self.protocol.quit(), QUIT_TIMEOUT_S)
         await self.kill()
 
     async def kill(self) -> None:
-        """Kill the engine's whole process group (launchers may have children) and reap it."""
+        """Kill the engine process (SIGKILL) and reap it. A launcher must exec the engine."""
         if self.alive:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+                os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.protocol.returncode), QUIT_TIMEOUT_S)
         self.transport.close()

@@ -57,3 +57,12 @@ def phalanx() -> EngineSpec:
 def no_setboard_xboard() -> EngineSpec:
     """An XBoard engine without the setboard feature (as Debian's fairymax)."""
     return EngineSpec("fairy", [sys.executable, str(FAKES / "fake_xboard.py")], protocol="xboard")
+
+
+@pytest.fixture
+def tempo() -> EngineSpec:
+    """Our engine through its launcher (PyPy when the repository's PyPy venv exists)."""
+    launcher = Path(sys.executable).parent / "tempo-engine"
+    if not os.access(launcher, os.X_OK):
+        pytest.skip(f"{launcher} is not installed")
+    return EngineSpec("tempo", [str(launcher)])

@@ -77,6 +77,24 @@ def test_stockfish_vs_stockfish_at_a_fast_control(stockfish) -> None:
     assert record.worker["white_id"].startswith("Stockfish")
 
 
+def test_stockfish_vs_our_engine_records_its_telemetry(stockfish, tempo) -> None:
+    game = task(tempo, stockfish("sf", **{"Skill Level": 0}), "3+0.05", margin_ms=300,
+                max_moves=10)
+    record = play_game(game)
+    check_replay(record, game)
+    assert record.termination in ("normal", "adjudication"), record.reason
+    check_clocks(record, 3000, 50, margin_ms=300)
+    ours = record.moves[0::2]
+    assert ours and record.worker["white_id"].startswith("Tempo")
+    for move in ours:
+        telemetry = move.telemetry
+        assert {"tm", "ply", "used_ms", "nodes", "stop_reason"} <= telemetry.keys()
+        assert telemetry["ply"] == move.ply - 1
+        # The engine's own account of its time is close to what the harness measured.
+        assert abs(telemetry["used_ms"] - move.elapsed_ms) < 100
+    assert all(move.telemetry == {} for move in record.moves[1::2])
+
+
 def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
     game = task(phalanx, stockfish("sf", **{"Skill Level": 2}), "2+0.05", margin_ms=300)
     record = play_game(game, timeouts=QUICK)
