@@ -119,6 +119,9 @@ class Evaluator:
     colour-flipped mirror get exactly opposite values.
 
     ``knowledge`` maps term names (see TERMS) to fractions in [0, 1]; missing terms get 1.0.
+    Evaluations are remembered by piece placement (White's view: castling rights, en passant
+    and the side to move do not enter the evaluation) in a table of at most ``cache_size``
+    entries, emptied when full; 0 turns it off.
     For "endgame_scaling" a fraction f applies the scale factor partially:
     factor = 1 - f * (1 - raw_factor).
     """
@@ -127,7 +130,12 @@ class Evaluator:
         self,
         knowledge: Mapping[str, float] | None = None,
         material: MaterialValues | None = None,
+        cache_size: int = 1 << 16,
     ) -> None:
+        if cache_size < 0:
+            raise ValueError(f"cache_size must not be negative, got {cache_size}")
+        self._cache: dict[tuple[int, ...], int] = {}
+        self._cache_size = cache_size
         self.material = material if material is not None else MaterialValues()
         self.knowledge = _knowledge_fractions(knowledge)
         self._full_knowledge = all(f == 1.0 for f in self.knowledge)
@@ -141,11 +149,21 @@ class Evaluator:
 
     def evaluate(self, board: chess.Board) -> int:
         """Centipawns from the side to move's point of view, within +-EVAL_LIMIT."""
-        value = sum(self._white_terms(board))
-        if value > EVAL_LIMIT:
-            value = EVAL_LIMIT
-        elif value < -EVAL_LIMIT:
-            value = -EVAL_LIMIT
+        key = (
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE],
+        )
+        value = self._cache.get(key)
+        if value is None:
+            value = sum(self._white_terms(board))
+            if value > EVAL_LIMIT:
+                value = EVAL_LIMIT
+            elif value < -EVAL_LIMIT:
+                value = -EVAL_LIMIT
+            if self._cache_size:
+                if len(self._cache) >= self._cache_size:
+                    self._cache.clear()
+                self._cache[key] = value
         return value if board.turn else -value
 
     def terms(self, board: chess.Board) -> dict[str, int]:

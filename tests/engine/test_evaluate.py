@@ -219,3 +219,27 @@ def test_pypy_gives_the_same_values() -> None:
     evaluators = [Evaluator(), Evaluator({"endgame_scaling": 0.5, "threats": 0.25})]
     expected = [[e.evaluate(chess.Board(f)) for e in evaluators] for f in fens]
     assert json.loads(run.stdout) == expected
+
+
+def test_caches_are_bounded_and_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.eval_terms import pawns
+
+    boards = random_positions(150, seed=5)
+    reference = [Evaluator(cache_size=0).evaluate(b) for b in boards]
+    small = Evaluator(cache_size=4)
+    monkeypatch.setattr(pawns, "CACHE_LIMIT", 3)
+    pawns._CACHE.clear()
+    for _ in range(2):  # the second pass reads what the caches kept
+        assert [small.evaluate(b) for b in boards] == reference
+        assert [small.evaluate(b.mirror()) for b in boards] == reference
+        assert len(small._cache) <= 4
+        assert len(pawns._CACHE) <= 3
+    # The cache is keyed by placement: the side to move and castling rights still count.
+    board = chess.Board(MIDDLEGAMES[1])
+    value = small.evaluate(board)
+    board.turn = chess.BLACK
+    assert small.evaluate(board) == -value
+    board.castling_rights = 0
+    assert small.evaluate(board) == -value
+    with pytest.raises(ValueError, match="cache_size"):
+        Evaluator(cache_size=-1)
