@@ -15,8 +15,8 @@ def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:
     """player, rating, and the distances below and above it to the interval ends, best first.
 
     The interval is `lower`..`upper` when the table has them, else ± `error`; a table with
-    neither, or a row without them (the anchor), gets no bars (zero distances). `bound` is
-    carried over (">" a floor for a perfect winner, "<" a ceiling for a perfect loser).
+    neither, or a row without finite ones (the anchor), gets no bars (zero distances). `bound`
+    is carried over (">" a floor for a perfect winner, "<" a ceiling for a perfect loser).
     """
     require_columns(frame, ["player", "rating"], "ratings")
     if frame.empty:
@@ -32,8 +32,8 @@ def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:
         {
             "player": frame["player"].astype(str),
             "rating": rating,
-            "below": below.fillna(0.0).clip(lower=0.0),
-            "above": above.fillna(0.0).clip(lower=0.0),
+            "below": below.where(np.isfinite(below), 0.0).clip(lower=0.0),
+            "above": above.where(np.isfinite(above), 0.0).clip(lower=0.0),
             "bound": frame["bound"].fillna("").astype(str) if "bound" in frame.columns else "",
         }
     )
@@ -45,22 +45,35 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
 
     Each row is labelled with its rating and the interval's half-widths, so the figure reads
     without the table. A rating that is only a bound (perfect score) gets an arrow marker
-    pointing the way the true rating lies.
+    pointing the way the true rating lies. Players without a finite rating (a fit that found
+    none, as for a pool of perfect scores) are listed as "no rating"; a ValueError if no player
+    has one.
     """
     table = rating_intervals(frame)
+    rated = np.isfinite(table["rating"]).to_numpy()
+    if not rated.any():
+        raise ValueError(
+            "no player has a finite rating (perfect scores give only bounds): play more games"
+        )
     fig = new_figure(10, 1.6 + 0.45 * len(table))
     ax = fig.subplots()
     y = np.arange(len(table))[::-1]
+    finite = table[rated]
     ax.errorbar(
-        table["rating"], y, xerr=[table["below"], table["above"]], fmt="o", color="C0",
-        ecolor="C0", capsize=4, markersize=6, label="rating with interval",
+        finite["rating"], y[rated], xerr=[finite["below"], finite["above"]], fmt="o",
+        color="C0", ecolor="C0", capsize=4, markersize=6, label="rating with interval",
     )
     for marker, bound in ((">", ">"), ("<", "<")):
-        rows = table["bound"] == bound
+        rows = (finite["bound"] == bound).to_numpy()
         if rows.any():
-            ax.plot(table.loc[rows, "rating"], y[rows.to_numpy()], marker, color="C3",
+            ax.plot(finite["rating"][rows], y[rated][rows], marker, color="C3",
                     markersize=10, linestyle="none", label=f"bound ({bound} rating)")
+    low = (finite["rating"] - finite["below"]).min()
+    high = (finite["rating"] + finite["above"]).max()
     for yi, row in zip(y, table.itertuples(), strict=True):
+        if not np.isfinite(row.rating):
+            ax.annotate("no rating", (low, yi), va="center", fontsize="small", color="0.4")
+            continue
         text = f"{row.bound}{row.rating:+.0f}"
         if row.below or row.above:
             text += f" (−{row.below:.0f}/+{row.above:.0f})"
@@ -68,11 +81,8 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
                     textcoords="offset points", va="center", fontsize="small")
     ax.set_yticks(y, table["player"])
     ax.set_ylim(-0.7, len(table) - 0.3)
-    span = (table["rating"] + table["above"]).max() - (table["rating"] - table["below"]).min()
-    ax.set_xlim(
-        (table["rating"] - table["below"]).min() - 0.08 * span - 10,
-        (table["rating"] + table["above"]).max() + 0.3 * span + 40,
-    )
+    span = high - low
+    ax.set_xlim(low - 0.08 * span - 10, high + 0.3 * span + 40)
     ax.set_xlabel("rating (Elo)")
     ax.set_title(title)
     ax.legend(loc="lower right", fontsize="small")

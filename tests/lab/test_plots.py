@@ -321,6 +321,18 @@ def test_ratings_from_error_column_and_bounds():
         ratings_figure(pd.DataFrame({"player": ["a"]}))
 
 
+def test_ratings_without_finite_values():
+    frame = pd.DataFrame({"player": ["a", "b", "c"], "rating": [10.0, math.nan, -10.0],
+                          "lower": [-math.inf, math.nan, -30.0], "upper": [math.inf, 5.0, 10.0],
+                          "bound": [">", "", ""]})
+    (ax,) = ratings_figure(frame).axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]
+    assert sorted(t.get_text() for t in ax.texts) == ["-10 (−20/+20)", ">+10", "no rating"]
+    assert all(np.isfinite(ax.get_xlim()))
+    with pytest.raises(ValueError, match="no player has a finite rating"):
+        ratings_figure(frame.assign(rating=math.nan))
+
+
 def test_running_score_and_its_interval():
     games = pd.DataFrame(
         {"game_id": ["1", "2", "3"], "white": ["c", "x", "c"], "black": ["x", "c", "y"],
