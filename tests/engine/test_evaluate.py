@@ -107,6 +107,21 @@ def test_symmetry_and_term_sum_on_random_positions() -> None:
     assert nonzero > 600  # the positions are varied enough to mean something
 
 
+def test_arbitrary_placements_are_evaluated_symmetrically() -> None:
+    """No kings, pawns on the back ranks, nine queens: no crash, still colour-symmetric."""
+    rng = random.Random(3)
+    evaluator = Evaluator(cache_size=0)
+    for _ in range(1500):
+        board = chess.Board(None)
+        for _ in range(rng.randint(0, 40)):
+            piece = chess.Piece(rng.randint(chess.PAWN, chess.KING), rng.random() < 0.5)
+            board.set_piece_at(rng.randrange(64), piece)
+        board.turn = rng.random() < 0.5
+        value = evaluator.evaluate(board)
+        assert value == evaluator.evaluate(board.mirror()), board.fen()
+        assert -EVAL_LIMIT <= value <= EVAL_LIMIT
+
+
 def test_side_to_move_flips_the_sign() -> None:
     board = chess.Board(MIDDLEGAMES[1])
     value = evaluate(board)

@@ -165,7 +165,8 @@ def test_advanced_king_is_penalised_while_the_enemy_queen_lives() -> None:
     home = "3qk3/8/8/8/8/8/8/3QK3 w - - 0 1"
     out = "3qk3/8/8/8/8/4K3/8/3Q4 w - - 0 1"
     assert term(home, "king_safety") == 0
-    assert term(out, "king_safety") < 0
+    # 8/128 of a pawn per rank is 6 cp (truncated); two ranks, middlegame weight 8/24 (queens).
+    assert term(out, "king_safety") == int(-6 * 2 * 8 / 24) == -4
     no_black_queen = "4k3/8/8/8/8/4K3/8/3Q4 w - - 0 1"
     assert term(no_black_queen, "king_safety") > term(out, "king_safety")
 
