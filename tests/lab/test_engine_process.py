@@ -8,6 +8,7 @@ import statistics
 
 import chess
 import chess.engine
+import numpy as np
 import pytest
 
 from lab.engine_process import EngineError, EnginePool, EngineProcess, probe_engine
@@ -181,3 +182,18 @@ def test_parse_xboard_thinking_lines() -> None:
                                "you play both", "5 -31 20 6000 d2d4 d7d5"], board, "xboard")
     assert (info.depth, info.score_cp, info.nodes, info.reported_ms) == (5, -31, 6000, 200.0)
     assert info.pv == "d2d4 d7d5"
+
+
+def test_instant_engine_and_the_harness_bench(capsys) -> None:
+    from lab.bench.harness import latency_figures
+    from lab.cli import main
+
+    figures = latency_figures(1)
+    # 100 full moves, or fewer when the random game ends on the board first.
+    assert 0 < figures["measured"].size <= 200
+    assert figures["turnaround"].size == figures["measured"].size - 1
+    assert (figures["turnaround"] > 0).all() and float(np.median(figures["turnaround"])) < 50
+    assert main(["bench", "harness", "--latency-games", "1", "--games", "0",
+                 "--forfeit-games", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "bestmove received -> next go sent" in out and "p99" in out

@@ -1,0 +1,161 @@
+"""`tempo bench harness`: what the harness itself costs, and how fast it plays games.
+
+Three figures (issue 6; reference/harness_and_stats.md sections 3.1, 7.2 and 8):
+
+1. Latency, with the instant-move engine (`lab.bench._instant_engine`) playing itself in one
+   process: the harness's turnaround from a `bestmove` read to the next `go` written (median and
+   99th percentile), the measured `go`-to-`bestmove` time, and measured minus engine-reported
+   time. For the timed games the engine's own account is both its last `info ... time` (which
+   an engine may send well before it stops) and, for our engine, the telemetry's `used_ms`.
+2. Games per hour at 10+0.1 with concurrency 2, our engine against itself (`--engine stockfish`
+   for Stockfish), on `lab.runner`'s local worker pool.
+3. Time losses at 1+0.01 with concurrency = CPU cores.
+
+Games start from the 8-ply book in experiments/books and use fishtest's adjudication
+(resign 3 moves at 600 cp, draw after move 34 for 8 moves within 20 cp; reference section 4.4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from lab.engine_process import EnginePool
+from lab.game import play_game
+from lab.openings import read_epd
+from lab.records import Adjudication, EngineSpec, GameRecord, GameTask
+
+BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+FISHTEST_ADJUDICATION = Adjudication(draw_move_number=34, draw_move_count=8, draw_score_cp=20,
+                                     resign_move_count=3, resign_score_cp=600)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("harness", help="harness latency, games per hour, time losses")
+    parser.add_argument("--latency-games", type=int, default=10,
+                        help="instant-engine games for the latency figures (default 10)")
+    parser.add_argument("--games", type=int, default=8,
+                        help="games at 10+0.1, concurrency 2 (default 8; 0 skips)")
+    parser.add_argument("--forfeit-games", type=int, default=20,
+                        help="games at 1+0.01, concurrency = cores (default 20; 0 skips)")
+    parser.add_argument("--engine", choices=("tempo", "stockfish"), default="tempo",
+                        help="the engine that plays itself in the timed games (default tempo)")
+    parser.set_defaults(func=run)
+
+
+def engine_spec(which: str) -> EngineSpec:
+    """Our engine through its launcher, or Debian's Stockfish (one thread, 16 MB)."""
+    if which == "stockfish":
+        return EngineSpec("stockfish", ["/usr/games/stockfish"], options={"Threads": 1,
+                                                                           "Hash": 16})
+    return EngineSpec("tempo", [str(Path(sys.executable).parent / "tempo-engine")])
+
+
+def instant_spec(seed: int) -> EngineSpec:
+    return EngineSpec(f"instant-{seed}", [sys.executable, "-m", "lab.bench._instant_engine",
+                                          f"--seed={seed}"])
+
+
+def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int) -> list[GameTask]:
+    """`games` self-play games (white and black are two processes of `spec`), paired openings."""
+    openings = read_epd(BOOK)
+    black = EngineSpec(**{**spec.__dict__, "name": f"{spec.name}-b"})
+    tasks = []
+    for index in range(games):
+        opening = openings[index // 2 % len(openings)]
+        white_spec, black_spec = (spec, black) if index % 2 == 0 else (black, spec)
+        tasks.append(GameTask(f"{prefix}-{index}", index // 2 + 1, white_spec, black_spec, tc,
+                              opening.fen, list(opening.moves), FISHTEST_ADJUDICATION,
+                              pair_id=f"{prefix}-pair-{index // 2}"))
+    return tasks
+
+
+def play_concurrently(tasks: list[GameTask], concurrency: int) -> tuple[list[GameRecord], float]:
+    """Play `tasks` on `lab.runner`'s local worker pool; the records and the wall time (s)."""
+    from lab.runner import LocalPool
+
+    pool = LocalPool(concurrency)
+    pending, records = list(tasks), []
+    started = time.monotonic()
+    try:
+        while len(records) < len(tasks):
+            for worker_id in pool.idle():
+                if pending:
+                    pool.submit(worker_id, pending.pop(0))
+            message = pool.receive(timeout=1.0)
+            if message is None:
+                if pool.dead():
+                    raise RuntimeError("a worker process died during the benchmark")
+                continue
+            kind, worker_id, payload = message
+            pool.workers[worker_id].task = None
+            if kind != "done":
+                raise RuntimeError(f"a game failed in a worker:\n{payload}")
+            records.append(payload)
+    finally:
+        pool.close()
+    return records, time.monotonic() - started
+
+
+def latency_figures(games: int) -> dict[str, np.ndarray]:
+    """Per-move turnaround, measured time and measured - reported time of instant-engine games."""
+    turnaround, measured, diff = [], [], []
+    with EnginePool() as pool:
+        for index in range(games):
+            task = GameTask(f"latency-{index}", 1, instant_spec(2 * index + 1),
+                            instant_spec(2 * index + 2), "600+0", chess.STARTING_FEN,
+                            adjudication=Adjudication(max_moves=100))
+            for move in play_game(task, pool).moves:
+                measured.append(move.elapsed_ms)
+                if move.turnaround_ms is not None:
+                    turnaround.append(move.turnaround_ms)
+                if move.reported_ms is not None:
+                    diff.append(move.elapsed_ms - move.reported_ms)
+    return {"turnaround": np.array(turnaround), "measured": np.array(measured),
+            "diff": np.array(diff)}
+
+
+def _line(label: str, values: np.ndarray) -> str:
+    return (f"  {label:<44} median {np.median(values):7.3f} ms   "
+            f"p99 {np.percentile(values, 99):7.3f} ms   (n={values.size})")
+
+
+def run(args: argparse.Namespace) -> int:
+    cores = os.cpu_count() or 1
+    print(f"tempo bench harness: python {sys.version.split()[0]}, {cores} cores")
+    if args.latency_games > 0:
+        figures = latency_figures(args.latency_games)
+        print(f"latency, instant engine vs itself, {args.latency_games} games, one process:")
+        print(_line("bestmove received -> next go sent", figures["turnaround"]))
+        print(_line("go sent -> bestmove received (measured)", figures["measured"]))
+        print(_line("measured - engine-reported time", figures["diff"]))
+    spec = engine_spec(args.engine)
+    runs = [("10+0.1", args.games, 2), ("1+0.01", args.forfeit_games, cores)]
+    for tc, games, concurrency in runs:
+        if games <= 0:
+            continue
+        records, wall = play_concurrently(paired_tasks(f"bench-{tc}", spec, tc, games),
+                                          concurrency)
+        forfeits = sum(record.termination == "time forfeit" for record in records)
+        others = sorted({record.termination for record in records} - {"normal", "adjudication",
+                                                                       "time forfeit"})
+        moves = [move for record in records for move in record.moves]
+        diff = np.array([m.elapsed_ms - m.reported_ms for m in moves if m.reported_ms is not None])
+        used = np.array([m.elapsed_ms - m.telemetry["used_ms"] for m in moves
+                         if "used_ms" in m.telemetry])
+        print(f"{spec.name} vs itself at {tc}, concurrency {concurrency}, {games} games:")
+        print(f"  wall time {wall:.1f} s, {games / wall * 3600:.0f} games per hour, "
+              f"{len(moves)} moves")
+        print(f"  time losses {forfeits} of {games} ({100 * forfeits / games:.1f} %)"
+              + (f"; other faults: {', '.join(others)}" if others else ""))
+        if diff.size:
+            print(_line("measured - last `info time`", diff))
+        if used.size:
+            print(_line("measured - telemetry used_ms", used))
+    return 0
