@@ -11,7 +11,8 @@ they are parsed after the move, off the clock (`lab.search_info`). The `ucinewga
 
 Faults are outcomes, not exceptions: a search ends `ok`, `illegal` (bestmove not legal or not a
 move), `crashed` (the process died or closed its pipes), `stalled` (no answer by the deadline and
-none after `stop` either; the process is then killed) or `late` (answered only after `stop`).
+none after `stop` either; the process is then killed), `late` (answered only after `stop`),
+`resigned` (XBoard `resign`) or `error` (the engine broke the protocol).
 
 An `EnginePool` owns one event loop and keeps idle engine processes between games (one worker, one
 pool); a process that faulted is killed and a fresh one is started for the next game.
@@ -79,7 +80,7 @@ class MoveTiming:
 class _TimedProtocol:
     """Mixin over python-chess's protocols: stamp `go` and the answer line; keep the raw lines."""
 
-    answer_token = "bestmove"
+    answer_tokens: frozenset[str] = frozenset({"bestmove"})
 
     def _timing_init(self) -> None:
         self.timing: MoveTiming | None = None
@@ -107,7 +108,7 @@ class _TimedProtocol:
     def _line_received(self, line: str) -> None:
         timing = self.timing
         if timing is not None and timing.go_at is not None and timing.answer_at is None:
-            if line.split(" ", 1)[0] == self.answer_token:
+            if line.strip().split(" ", 1)[0] in self.answer_tokens:
                 timing.answer_at = self._chunk_at
                 timing.answer_line = line
                 timing.answered.set_result(None)
@@ -125,9 +126,10 @@ class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
 
 
 class TimedXBoardProtocol(_TimedProtocol, chess.engine.XBoardProtocol):
-    """python-chess's XBoard (CECP) protocol with honest move timing; the answer is `move X`."""
+    """python-chess's XBoard (CECP) protocol with honest move timing; the answer is `move X`,
+    or a resignation or result claim instead of a move."""
 
-    answer_token = "move"
+    answer_tokens = frozenset({"move", "resign", "1-0", "0-1", "1/2-1/2"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -325,6 +327,8 @@ class EngineProcess:
             if play.exception() is not None:
                 return self._failed(play, timing)
             result = play.result()
+            if result.resigned:
+                return SearchOutcome("resigned", elapsed_ms=timing.elapsed_ms, lines=timing.lines)
             if result.move is None:
                 return SearchOutcome("illegal", move_text=self._move_text(timing),
                                      elapsed_ms=timing.elapsed_ms, lines=timing.lines,
@@ -361,12 +365,16 @@ class EngineProcess:
         await self.kill()
         return SearchOutcome("stalled", lines=timing.lines, detail=detail)
 
-    async def end_game(self, board: chess.Board, timeout_s: float) -> None:
+    async def end_game(self, board: chess.Board, result: str, reason: str,
+                       timeout_s: float) -> None:
         """Tell an XBoard engine the result (CECP `result`); UCI engines need nothing."""
         if self.spec.protocol != "xboard" or not self.alive or self.faulted:
             return
+        winner = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(result)
+        ending = re.sub(r"[{}\r\n]", " ", reason)
         try:
-            await asyncio.wait_for(self.protocol.send_game_result(board), timeout_s)
+            await asyncio.wait_for(self.protocol.send_game_result(
+                board, winner=winner, game_ending=ending), timeout_s)
         except (asyncio.TimeoutError, chess.engine.EngineError):
             self.faulted = True
 

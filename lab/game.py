@@ -14,6 +14,7 @@ How a game ends, in the order checked (PGN Termination, reason):
   the fifty-move rule applied automatically as in cutechess (`Board.is_repetition(3)`,
   `Board.is_fifty_moves()`; `outcome(claim_draw=True)` would also end a game one move *before* a
   repetition, when a move could claim it) -> `normal`;
+* an XBoard engine that resigns -> `normal` ("White resigns");
 * an engine that dies or closes its pipes -> `abandoned` ("White disconnected");
 * one that does not answer by the time its clock is out (plus margin and a little slack), nor
   after `stop` -> `stalled connection` ("White's connection stalled"; it is killed);
@@ -189,8 +190,10 @@ class _Game:
                 engine.faulted = True
             raise
         finally:
+            record = self.record
             for engine in self.engines.values():
-                await engine.end_game(self.board, self.timeouts.ready_s)
+                await engine.end_game(self.board, record.result, record.reason,
+                                      self.timeouts.ready_s)
                 await self.pool.release(engine)
 
     async def _moves(self) -> GameRecord:
@@ -213,7 +216,8 @@ class _Game:
                 ready_timeout_s=timeouts.ready_s, stop_grace_s=timeouts.stop_grace_s)
             verdict = self._fault(color, clock, outcome)
             if verdict is not None:
-                engine.faulted = True  # whatever it did, the next game gets a fresh process
+                # Whatever it did (but resign), the next game gets a fresh process.
+                engine.faulted = outcome.status != "resigned"
                 return self.finish(*verdict)
             assert outcome.move is not None and outcome.elapsed_ms is not None
             info = parse_search_lines(outcome.lines, board, engine.spec.protocol)
@@ -249,6 +253,8 @@ class _Game:
         a legal move in time is charged to the clock and gives None."""
         name, loss = COLOR_NAMES[color], _loss_for(color)
         status = outcome.status
+        if status == "resigned":
+            return loss, "normal", f"{name} resigns"
         if status == "crashed":
             return loss, "abandoned", f"{name} disconnected"
         if status == "error":

@@ -107,6 +107,15 @@ def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
     assert thinking, "phalanx's thinking output (post) is captured"
 
 
+def test_an_xboard_engine_that_resigns_loses_normally(no_setboard_xboard, fake) -> None:
+    resigner = EngineSpec("resigner", [*no_setboard_xboard.cmd, "resign"], protocol="xboard")
+    with EnginePool() as pool:
+        record = play_game(task(resigner, fake("b"), "1+0.1"), pool, QUICK)
+        assert (record.result, record.termination, record.reason) == (
+            "0-1", "normal", "White resigns")
+        assert record.moves == [] and len(pool.idle_pids()) == 2  # no fault: both kept
+
+
 def test_commands_sent_with_periods_and_book(fake, tmp_path) -> None:
     white_log, black_log = tmp_path / "w.log", tmp_path / "b.log"
     game = task(fake("w", log=white_log, sleep_ms=20), fake("b", log=black_log, sleep_ms=20),

@@ -1,7 +1,8 @@
-"""A tiny XBoard engine that lacks the `setboard` feature, as Debian's fairymax does.
+"""A tiny XBoard engine; run with sys.executable.
 
-It only answers the handshake (`protover` -> features, `ping N` -> `pong N`); run with
-sys.executable.
+By default it lacks the `setboard` feature, as Debian's fairymax does, and only answers the
+handshake (`protover` -> features, `ping N` -> `pong N`). With the argument `resign` it declares
+`setboard=1` and resigns whenever it is asked to move.
 """
 
 from __future__ import annotations
@@ -10,14 +11,19 @@ import sys
 
 
 def main() -> int:
+    resigner = sys.argv[1:] == ["resign"]
+    setboard = 1 if resigner else 0
     for line in sys.stdin:
         tokens = line.split()
         if not tokens:
             continue
         if tokens[0] == "protover":
-            print('feature myname="NoSetboard 1.0" setboard=0 ping=1 done=1', flush=True)
+            print(f'feature myname="NoSetboard 1.0" setboard={setboard} ping=1 done=1',
+                  flush=True)
         elif tokens[0] == "ping":
             print(f"pong {tokens[1]}", flush=True)
+        elif tokens[0] == "go" and resigner:
+            print("resign", flush=True)
         elif tokens[0] == "quit":
             break
     return 0
