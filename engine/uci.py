@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -132,8 +133,11 @@ class UciEngine:
 
     @staticmethod
     def _stdout(line: str) -> None:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os._exit(0)  # the GUI closed our output: nobody is left to answer
 
     def send(self, line: str) -> None:
         """Write one protocol line (thread-safe)."""

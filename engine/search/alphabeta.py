@@ -124,6 +124,10 @@ class AlphaBetaSearch:
         root_len = len(board.move_stack)
         keys_len = len(self.keys)
         iteration_ms: list[float] = []
+        if not root_moves:
+            score = mated_in(0) if board.is_check() else self.draw[board.turn]
+            self.root_score = score
+            self.ctx.send(f"info depth 0 score {to_uci(score)}")
         reason = self.boundary_check(iteration_ms) if root_moves else "nomoves"
         depth = 1
         while reason is None:
@@ -135,6 +139,8 @@ class AlphaBetaSearch:
                     board.pop()
                 del self.keys[keys_len:]
                 reason = self.stop_reason
+                if self.root_best is not None:
+                    self.send_info(max(self.completed_depth, 1), 1, self.root_score, self.root_pv)
                 break
             iteration_ms.append((time.perf_counter() - began) * 1000)
             self.completed_depth = depth
@@ -526,6 +532,11 @@ class AlphaBetaSearch:
         if reason is not None:
             self.stop_reason = reason
             raise SearchStopped
+        self.schedule_check()
+
+    def schedule_check(self) -> None:
+        """Set the node count of the next check from the hints of the last one: at most
+        CHECK_INTERVAL nodes away, sooner when few nodes or little time remain."""
         step = CHECK_INTERVAL
         hints = self.hints
         if hints.remaining_nodes < step:
@@ -540,6 +551,7 @@ class AlphaBetaSearch:
         """The check between iterations: the stopper, then whether the next iteration, predicted
         as the last one's time times the effective branching factor, fits the remaining time."""
         reason = self.ask_stopper()
+        self.schedule_check()
         if reason is not None or not iteration_ms:
             return reason
         last = iteration_ms[-1]

@@ -1,0 +1,45 @@
+"""Fixtures for engine tests: the engine is always a real process, driven through `chess.engine`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import chess.engine
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+PYPY = REPO / ".venv-pypy" / "bin" / "python"
+
+
+@pytest.fixture
+def engine():
+    """A fresh engine process (CPython) under python-chess's UCI driver."""
+    process = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO, timeout=30)
+    try:
+        yield process
+    finally:
+        process.quit()
+
+
+def raw_engine() -> subprocess.Popen:
+    """The engine as a bare process, for tests that need to write arbitrary bytes to it."""
+    return subprocess.Popen(
+        ENGINE_CMD, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, bufsize=1,
+    )
+
+
+def read_until(process: subprocess.Popen, prefix: str, limit: int = 100000) -> list[str]:
+    """Lines of output up to and including the first that starts with `prefix`."""
+    lines = []
+    for _ in range(limit):
+        line = process.stdout.readline()
+        if not line:
+            raise AssertionError(f"engine ended before {prefix!r}; got {lines[-5:]}")
+        lines.append(line.rstrip("\n"))
+        if line.startswith(prefix):
+            return lines
+    raise AssertionError(f"no {prefix!r} in {limit} lines")

@@ -1,0 +1,120 @@
+"""Search behaviour through a real engine process: mates, draw rules, MultiPV, limits."""
+
+from __future__ import annotations
+
+import time
+
+import chess
+import chess.engine
+import pytest
+
+MATES = [  # (fen, mate in N moves, the only mating first move); checked with Stockfish 15.1
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+    ("1rb4r/pkPp3p/1b1P3n/1Q6/N3Pp2/8/P1P3PP/7K w - - 1 1", 2, "b5d5"),
+    ("4kb1r/p2n1ppp/4q3/4p1B1/4P3/1Q6/PPP2PPP/2KR4 w k - 1 1", 2, "b3b8"),
+    ("r1b2k1r/ppp1bppp/8/1B1Q4/5q2/2P5/PPP2PPP/R3R1K1 w - - 1 1", 2, "d5d8"),
+    ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 1 1", 3, "f6a6"),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, "f8c5"),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3, "b1g6"),
+]
+
+
+@pytest.mark.parametrize(("fen", "moves", "solution"), MATES)
+def test_finds_mate_and_reports_distance(engine, fen, moves, solution):
+    board = chess.Board(fen)
+    result = engine.play(board, chess.engine.Limit(mate=moves, time=60), info=chess.engine.INFO_ALL)
+    assert result.move == chess.Move.from_uci(solution)
+    assert result.info["score"].relative == chess.engine.Mate(moves)
+    # the mated side, after the key move, sees its loss at the right distance
+    board.push(result.move)
+    info = engine.analyse(board, chess.engine.Limit(depth=2 * moves - 1))
+    assert info["score"].relative == chess.engine.Mate(-(moves - 1))
+
+
+def test_mate_in_one_at_depth_one(engine):
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    info = engine.analyse(board, chess.engine.Limit(depth=1))
+    assert info["pv"][0] == chess.Move.from_uci("a1a8")
+    assert info["score"].relative == chess.engine.Mate(1)
+
+
+def test_stalemate_is_recognised(engine):
+    # Black to move has no legal move and is not in check: no move, draw score.
+    board = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    assert board.is_stalemate()
+    result = engine.play(board, chess.engine.Limit(depth=3), info=chess.engine.INFO_SCORE)
+    assert not result.move
+    assert result.info["score"].relative == chess.engine.Cp(0)
+    # With a queen up, White never chooses the stalemating Kg5-g6 or Qf7-g6.
+    board = chess.Board("7k/5Q2/8/6K1/8/8/8/8 w - - 0 1")
+    info = engine.analyse(board, chess.engine.Limit(depth=5))
+    board.push(info["pv"][0])
+    assert not board.is_stalemate()
+    assert info["score"].relative.score(mate_score=100000) > 500
+
+
+def queenless_repetition_board() -> chess.Board:
+    """White, a queen down, has shuffled knights back to the start: Ng1-f3 now repeats the
+    position after the first Ng1-f3, a draw, while every other move keeps White a queen down."""
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8"):
+        board.push_uci(uci)
+    return board
+
+
+@pytest.mark.parametrize(("contempt", "expected"), [(0, 0), (40, -40), (-25, 25)])
+def test_repetition_is_scored_as_draw_with_contempt(engine, contempt, expected):
+    engine.configure({"Contempt": contempt})
+    board = queenless_repetition_board()
+    info = engine.analyse(board, chess.engine.Limit(depth=3))
+    assert info["pv"][0] == chess.Move.from_uci("g1f3")
+    assert info["score"].relative == chess.engine.Cp(expected)
+
+
+def test_without_the_history_the_same_position_is_lost(engine):
+    board = chess.Board(queenless_repetition_board().fen())
+    info = engine.analyse(board, chess.engine.Limit(depth=3))
+    assert info["score"].relative.score() < -500
+
+
+@pytest.mark.parametrize(("halfmove_clock", "drawn"), [(99, True), (60, False)])
+def test_fifty_move_rule(engine, halfmove_clock, drawn):
+    # White's lone king against king and queen: any move at clock 99 completes fifty moves.
+    board = chess.Board(f"kq6/8/8/8/8/8/8/4K3 w - - {halfmove_clock} 80")
+    info = engine.analyse(board, chess.engine.Limit(depth=3))
+    if drawn:
+        assert info["score"].relative == chess.engine.Cp(0)
+    else:
+        assert info["score"].relative.score(mate_score=100000) < -500
+
+
+def test_multipv_scores_every_root_move_exactly(engine):
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    legal = board.legal_moves.count()
+    infos = engine.analyse(board, chess.engine.Limit(depth=2), multipv=legal)
+    assert len(infos) == legal
+    assert {info["pv"][0] for info in infos} == set(board.legal_moves)
+    scores = [info["score"].relative.score(mate_score=100000) for info in infos]
+    assert scores == sorted(scores, reverse=True)
+    assert all("lowerbound" not in info and "upperbound" not in info for info in infos)
+    # each line's score is the one a search of that move alone gives (exact, not a bound)
+    quiet_lines = [info for info in infos if not board.gives_check(info["pv"][0])]
+    for info in quiet_lines[:3] + quiet_lines[-2:]:
+        board.push(info["pv"][0])
+        alone = engine.analyse(board, chess.engine.Limit(depth=1))
+        board.pop()
+        assert -alone["score"].relative.score() == info["score"].relative.score()
+
+
+@pytest.mark.parametrize("nodes", [1, 500, 5000])
+def test_nodes_limit(engine, nodes):
+    info = engine.analyse(chess.Board(), chess.engine.Limit(nodes=nodes))
+    assert nodes <= info.get("nodes", nodes) <= nodes + 64 or info.get("depth", 0) <= 1
+
+
+def test_movetime_is_respected(engine):
+    began = time.perf_counter()
+    result = engine.play(chess.Board(), chess.engine.Limit(time=0.5))
+    elapsed = time.perf_counter() - began
+    assert result.move in chess.Board().legal_moves
+    assert elapsed < 1.5
