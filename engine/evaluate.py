@@ -123,7 +123,8 @@ class Evaluator:
     and the side to move do not enter the evaluation) in a table of at most ``cache_size``
     entries, emptied when full; 0 turns it off.
     For "endgame_scaling" a fraction f applies the scale factor partially:
-    factor = 1 - f * (1 - raw_factor).
+    factor = 1 - f * (1 - raw_factor). Knowledge and material are fixed at construction:
+    build a new Evaluator to change them.
     """
 
     def __init__(
@@ -249,7 +250,7 @@ class Evaluator:
                     pieces_strong,
                     pieces_weak,
                     strong[1] == 2 and not (strong[2] or strong[3] or strong[4]),
-                    mg[2],
+                    mg[1] if mg[1] > mg[2] else mg[2],
                     opposite_bishops,
                     not (counts_w[1] or counts_b[1] or counts_w[3] or counts_b[3]
                          or counts_w[4] or counts_b[4]),

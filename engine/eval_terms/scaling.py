@@ -24,7 +24,8 @@ def endgame_scale(
     """How much of the stronger side's advantage survives, in 64ths (MadChess's endgame
     scaling: drawish material scales toward zero, seed 000_0bc72ab1c4602caa.txt).
 
-    ``strong_pieces``/``weak_pieces`` are non-pawn material values, ``minor_value`` a bishop's.
+    ``strong_pieces``/``weak_pieces`` are non-pawn material values, ``minor_value`` the larger
+    of a knight's and a bishop's.
     """
     if not strong_has_pawns:
         if strong_pieces <= minor_value or (strong_two_knights_only and not weak_pieces):

@@ -10,7 +10,7 @@ import chess
 import pytest
 
 from engine.eval_terms.pawns import backward_pawns
-from engine.evaluate import Evaluator
+from engine.evaluate import Evaluator, MaterialValues
 
 EVAL = Evaluator()
 
@@ -230,6 +230,15 @@ def test_lone_minor_pieces_scale_to_a_draw(fen: str) -> None:
     assert Evaluator({"endgame_scaling": 0.0}).evaluate(board) != 0
     terms = EVAL.terms(board)
     assert terms["endgame_scaling"] == -sum(v for t, v in terms.items() if t != "endgame_scaling")
+
+
+def test_lone_knight_is_a_draw_whatever_the_minor_values() -> None:
+    knight_heavy = {chess.PAWN: 100, chess.KNIGHT: 340, chess.BISHOP: 330, chess.ROOK: 500,
+                    chess.QUEEN: 900}
+    evaluator = Evaluator(material=MaterialValues(middlegame=knight_heavy,
+                                                  endgame=dict(knight_heavy)))
+    assert evaluator.evaluate(chess.Board("8/8/4k3/8/8/3NK3/8/8 w - - 0 1")) == 0
+    assert evaluator.evaluate(chess.Board("8/8/4k3/8/8/3BK3/8/8 w - - 0 1")) == 0
 
 
 def test_scaling_knowledge_fraction_interpolates_the_factor() -> None:
