@@ -339,8 +339,9 @@ class EngineProcess:
             self.protocol.timing = None
             if not play.done():
                 play.cancel()
-            with contextlib.suppress(BaseException):
                 await asyncio.wait({play}, timeout=0.1)
+            if play.done() and not play.cancelled():
+                play.exception()  # looked at above when it mattered; keep asyncio quiet
 
     def _move_text(self, timing: MoveTiming) -> str:
         tokens = (timing.answer_line or "").split()

@@ -66,12 +66,13 @@ def test_stockfish_vs_stockfish_at_a_fast_control(stockfish) -> None:
         assert len(board.move_stack) == 80
     check_clocks(record, 2000, 50, margin_ms=300)
     assert record.white_tc == record.black_tc == "2+0.05" and record.tc == "2+0.05"
-    # Every Stockfish move has its search figures, and the measured time agrees with its own.
+    # Every Stockfish move has its search figures, and the measured time agrees with its own
+    # (within bounds that leave room for a machine loaded by other work).
     for move in record.moves:
         assert move.depth and move.nodes and move.pv and move.reported_ms is not None
         assert (move.score_cp is None) != (move.score_mate is None)
     diffs = [m.elapsed_ms - m.reported_ms for m in record.moves]
-    assert abs(statistics.median(diffs)) < 10 and max(abs(d) for d in diffs) < 150
+    assert abs(statistics.median(diffs)) < 25 and max(abs(d) for d in diffs) < 300
     turnaround = [m.turnaround_ms for m in record.moves[1:]]
     assert record.moves[0].turnaround_ms is None and statistics.median(turnaround) < 30
     assert record.worker["white_id"].startswith("Stockfish")
