@@ -74,7 +74,7 @@ def ratings_figure(frame: pd.DataFrame, title: str = "Ratings with error bars") 
         if not np.isfinite(row.rating):
             ax.annotate("no rating", (low, yi), va="center", fontsize="small", color="0.4")
             continue
-        text = f"{row.bound}{row.rating:+.0f}"
+        text = f"{row.bound}{row.rating:.0f}"
         if row.below or row.above:
             text += f" (−{row.below:.0f}/+{row.above:.0f})"
         ax.annotate(text, (row.rating + row.above, yi), xytext=(6, 0),

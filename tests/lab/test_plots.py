@@ -303,7 +303,7 @@ def test_ratings_rows_best_first_with_asymmetric_bars():
     assert segments[0] == (-180.0, -70.0)
     assert segments[1] == (0.0, 0.0)  # the anchor has no interval
     labels = sorted(t.get_text() for t in ax.texts)
-    assert labels == ["+0", "+350 (−50/+60)", "-120 (−60/+50)"]
+    assert labels == ["-120 (−60/+50)", "0", "350 (−50/+60)"]
 
 
 def test_ratings_from_error_column_and_bounds():
@@ -313,7 +313,7 @@ def test_ratings_from_error_column_and_bounds():
     )
     (ax,) = ratings_figure(frame).axes
     assert legend_texts(ax) == ["bound (< rating)", "bound (> rating)", "rating with interval"]
-    assert sorted(t.get_text() for t in ax.texts) == ["<-500", ">+500"]
+    assert sorted(t.get_text() for t in ax.texts) == ["<-500", ">500"]
     (ax,) = ratings_figure(pd.DataFrame({"player": ["a"], "rating": [10.0], "error": [20]})).axes
     _, _, (bars,) = ax.containers[0]
     assert [tuple(p[0] for p in seg) for seg in bars.get_segments()] == [(-10.0, 30.0)]
@@ -327,7 +327,7 @@ def test_ratings_without_finite_values():
                           "bound": [">", "", ""]})
     (ax,) = ratings_figure(frame).axes
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "c", "b"]
-    assert sorted(t.get_text() for t in ax.texts) == ["-10 (−20/+20)", ">+10", "no rating"]
+    assert sorted(t.get_text() for t in ax.texts) == ["-10 (−20/+20)", ">10", "no rating"]
     assert all(np.isfinite(ax.get_xlim()))
     with pytest.raises(ValueError, match="no player has a finite rating"):
         ratings_figure(frame.assign(rating=math.nan))

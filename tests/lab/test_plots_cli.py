@@ -104,6 +104,13 @@ def test_plot_score(results):
     assert is_png(results / "score_tempo.png")
 
 
+def test_plot_ratings(results, capsys):
+    assert main(["plot", "ratings", str(results), "--format", "svg"]) == 0
+    svg = (results / "ratings.svg").read_text()
+    assert "rating (Elo)" in svg and "95 % intervals" in svg
+    assert capsys.readouterr().out.strip() == str(results / "ratings.svg")
+
+
 def test_plot_errors_name_the_folder_or_game(tmp_path, results, capsys):
     missing = tmp_path / "nothing"
     assert main(["plot", "time", str(missing)]) == 1
