@@ -21,12 +21,18 @@ import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lab import stats
-from lab.experiment import Experiment
 from lab.records import GameRecord, GameTask
-from lab.store import Store
+
+if TYPE_CHECKING:
+    from lab import stats
+    from lab.experiment import Experiment
+    from lab.store import Store
+
+# The statistics (numpy, scipy) and the store (pandas) are imported where they are used, not at
+# the top: worker processes import this module to find `_worker_main`, and they start in about a
+# tenth of the time without them.
 
 #: Terminations that mean an engine failed (crash, hang), not that it lost a game of chess.
 FAULTS = ("abandoned", "stalled connection")
@@ -60,16 +66,22 @@ class Standing:
 
     def pentanomial(self) -> list[int]:
         """[LL, LD, WL+DD, WD, WW] over completed pairs (unfinished pairs do not count, §2.5)."""
+        from lab import stats
+
         return stats.pentanomial(sum(p) for p in self.pairs.values() if len(p) == 2)
 
     def estimate(self, paired: bool) -> stats.EloEstimate:
         """Elo with its 95 % interval: pentanomial when openings are paired, else trinomial."""
+        from lab import stats
+
         return stats.elo_estimate(self.pentanomial() if paired else self.trinomial())
 
 
 def player_score(record: GameRecord | Any, player: str) -> float | None:
     """`player`'s points in a finished game, None for an undecided result ('*')."""
-    points = stats.RESULT_POINTS.get(record.result)
+    from lab.stats import RESULT_POINTS
+
+    points = RESULT_POINTS.get(record.result)
     if points is None:
         return None
     return points if record.white == player else 1.0 - points
@@ -184,6 +196,8 @@ class Tournament:
             return
         standing = self.standings[self.focus[0]]
         counts = standing.pentanomial() if self.exp.openings.paired else standing.trinomial()
+        from lab import stats
+
         self.sprt_result = stats.sprt(counts, cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta, cfg.model)
         if self.sprt_result.decision is not None:
             self.stop(f"{self.sprt_result}")

@@ -1,0 +1,158 @@
+"""Resume: a gauntlet killed with SIGKILL at random moments finishes with every game exactly once.
+
+The run is `tempo gauntlet` in its own process (Stockfish against Stockfish, two games at once);
+it is killed with SIGKILL while it plays, the store is checked to open and be intact, and the
+same command is run again. At the end every scheduled game is in the store exactly once, the PGN
+holds as many games as the store, and python-chess reads it back.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from lab.experiment import load_experiment
+from lab.schedule import build_schedule
+from lab.store import DB_NAME, open_store
+
+BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+
+EXPERIMENT = """
+name = "resume"
+tc = "{tc}"
+concurrency = 2
+margin_ms = 200
+out = "{out}"
+
+[schedule]
+type = "gauntlet"
+challengers = ["sf2"]
+games = {games}
+
+[openings]
+file = "{book}"
+order = "random"
+seed = 5
+
+[adjudication]
+resign_move_count = 3
+resign_score_cp = 500
+max_moves = 100
+
+[[engines]]
+name = "sf2"
+cmd = ["/usr/games/stockfish"]
+options = {{ "Skill Level" = 2, Threads = 1, Hash = 16 }}
+
+[[engines]]
+name = "sf0"
+cmd = ["/usr/games/stockfish"]
+options = {{ "Skill Level" = 0, Threads = 1, Hash = 16 }}
+"""
+
+
+def setup(tmp_path: Path, games: int, tc: str) -> tuple[Path, Path]:
+    out = tmp_path / "out"
+    path = tmp_path / "resume.toml"
+    path.write_text(EXPERIMENT.format(out=out, games=games, book=BOOK, tc=tc))
+    return path, out
+
+
+def tempo(path: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "lab.cli", "gauntlet", str(path), "--plain"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def stored(out: Path) -> int:
+    """Games committed so far, read as another process would (WAL allows it during a run)."""
+    try:
+        conn = sqlite3.connect(f"file:{out / DB_NAME}?mode=ro", uri=True, timeout=5)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def kill_after(process: subprocess.Popen, out: Path, games_done: int, extra_s: float) -> int:
+    """SIGKILL the run once `games_done` games are stored, plus `extra_s`; the count then."""
+    deadline = time.monotonic() + 120
+    while stored(out) < games_done:
+        assert process.poll() is None, process.stderr.read()
+        assert time.monotonic() < deadline, "the run stored no games in 120 s"
+        time.sleep(0.05)
+    time.sleep(extra_s)
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    process.stderr.close()
+    return stored(out)
+
+
+def check_intact(out: Path) -> None:
+    conn = sqlite3.connect(out / DB_NAME)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        orphans = conn.execute(
+            "SELECT COUNT(*) FROM moves WHERE game_id NOT IN (SELECT game_id FROM games)"
+        ).fetchone()[0]
+        assert orphans == 0
+        short = conn.execute(
+            "SELECT COUNT(*) FROM games g WHERE plies != "
+            "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.game_id)"
+        ).fetchone()[0]
+        assert short == 0  # every stored game has all its moves: one transaction per game
+    finally:
+        conn.close()
+
+
+def finish_and_check(path: Path, out: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "lab.cli", "gauntlet", str(path), "--plain"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "resuming with" in result.stderr
+    expected = sorted(t.game_id for t in build_schedule(load_experiment(path)))
+    with open_store(out) as store:
+        games = store.games()
+    assert sorted(games["game_id"]) == expected  # every scheduled game, exactly once
+    pgn_games = []
+    with open(out / "games.pgn") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            assert not game.errors
+            pgn_games.append(game.headers["GameId"])
+    assert sorted(pgn_games) == expected
+    check_intact(out)
+
+
+def test_sigkill_once_then_resume(tmp_path):
+    path, out = setup(tmp_path, games=4, tc="0.5+0.02")
+    process = tempo(path)
+    before = kill_after(process, out, games_done=1, extra_s=random.uniform(0.0, 0.5))
+    assert 1 <= before < 4
+    check_intact(out)
+    finish_and_check(path, out)
+
+
+@pytest.mark.slow
+def test_sigkill_many_times_at_random_moments_then_resume(tmp_path):
+    rng = random.Random(os.getpid())
+    path, out = setup(tmp_path, games=12, tc="1+0.03")
+    for _ in range(4):
+        done = stored(out)
+        if done >= 10:
+            break
+        process = tempo(path)
+        # sometimes before the first game of this run is stored, sometimes in the middle of one
+        target = done + rng.choice([0, 1, 1, 2])
+        kill_after(process, out, games_done=target, extra_s=rng.uniform(0.0, 2.5))
+        check_intact(out)
+    finish_and_check(path, out)
