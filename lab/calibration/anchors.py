@@ -1,0 +1,64 @@
+"""Which anchors a level plays: those it should score 25–75 % against (reference §5, step 1).
+
+Pure arithmetic on ratings. At extreme scores the information per game collapses (§5: the SE at
+90 % is about 1.9 times that at 50 %), so a level plays only anchors within the score window of
+its current estimate. Levels with none rely on the ladder (adjacent levels play each other); if no
+level has any, the level closest to an anchor plays it, so the ladder is tied to the anchors.
+Without a ladder every level plays at least its nearest anchor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+
+def expected_score(diff: float) -> float:
+    """Logistic expectancy 1/(1 + 10^(−Δ/400)) of a player Δ Elo stronger (reference §5.3)."""
+    return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
+
+
+def score_window_elo(low: float = 0.25, high: float = 0.75) -> tuple[float, float]:
+    """The Elo differences (Δ_low, Δ_high) that give expected scores `low` and `high`."""
+    def diff(p: float) -> float:
+        return -400.0 * math.log10(1.0 / p - 1.0)
+
+    return diff(low), diff(high)
+
+
+def anchors_for(estimate: float, anchors: Mapping[str, float], low: float = 0.25,
+                high: float = 0.75, most: int = 3) -> list[str]:
+    """Anchors whose expected score for a level rated `estimate` lies in [low, high].
+
+    Nearest first, at most `most` of them (§5 asks for about three across T ± 200).
+    """
+    inside = [(abs(estimate - r), name) for name, r in anchors.items()
+              if low <= expected_score(estimate - r) <= high]
+    return [name for _, name in sorted(inside)[:most]]
+
+
+def nearest_anchor(estimate: float, anchors: Mapping[str, float]) -> str:
+    """The anchor rated closest to `estimate`."""
+    return min(anchors, key=lambda name: (abs(estimate - anchors[name]), name))
+
+
+def choose_anchors(estimates: Sequence[float], anchors: Mapping[str, float], low: float = 0.25,
+                   high: float = 0.75, most: int = 3, ladder: bool = True) -> list[list[str]]:
+    """For each level (by its estimate), the anchors it plays.
+
+    With a ladder, levels with no anchor in the score window get none (the ladder ties them in),
+    except that if no level has any, the level nearest to an anchor plays that anchor. Without
+    a ladder such a level plays its nearest anchor, so that every level is rated.
+    """
+    if not anchors:
+        raise ValueError("a calibration needs at least one anchor")
+    chosen = [anchors_for(e, anchors, low, high, most) for e in estimates]
+    if not ladder:
+        return [c or [nearest_anchor(e, anchors)] for c, e in zip(chosen, estimates, strict=True)]
+    if estimates and not any(chosen):
+        def distance(i: int) -> float:
+            return abs(estimates[i] - anchors[nearest_anchor(estimates[i], anchors)])
+
+        level = min(range(len(estimates)), key=distance)
+        chosen[level] = [nearest_anchor(estimates[level], anchors)]
+    return chosen

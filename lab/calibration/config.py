@@ -1,0 +1,292 @@
+"""A calibration file: the engine to calibrate, its nominal levels, the anchors, and the budget.
+
+    name = "calibrate_ladder"
+    tc = "5+0.05"                      # every game (cutechess syntax, or nodes=N)
+    concurrency = 2
+    margin_ms = 100
+    out = "results/calibration/ladder" # default results/<name>
+
+    [levels]
+    values = [1000, 1400, 1800]        # or: start = 600, stop = 2600, step = 200
+    games = 40                         # games per level against anchors, per round (even)
+    ladder_games = 20                  # games between adjacent levels, per round (0: none)
+    rounds = 2                         # measure, correct, measure the correction, ...
+    score_window = [0.25, 0.75]        # anchors a level plays: expected score in this window
+    max_anchors = 3
+
+    [engine]                           # an [[engines]] table (no name): who is calibrated
+    builtin = "tempo"
+    options = { TimeManager = "smooth" }
+    table = "my_table.csv"             # optional starting EloTable (our engine only)
+    # for any other engine: the option that sets its level, and the switch that enables it
+    # level_option = "UCI_Elo"; limit_option = "UCI_LimitStrength" ("" for none)
+
+    [[anchors]]                        # an [[engines]] table plus the rating it is pinned at
+    name = "sf-skill0"
+    cmd = ["/usr/games/stockfish"]
+    options = { "Skill Level" = 0, Threads = 1, Hash = 16 }
+    rating = 1320
+
+    [openings]                         # as in an experiment; order is random per stage
+    [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
+    [criteria]                         # lab.calibration.criteria.Thresholds fields
+
+Our engine (`builtin = "tempo"`) is calibrated through its Elo table: each level plays with
+`UCI_LimitStrength`, `UCI_Elo` = level and (from round 2, or with `table`) `EloTable`, and the
+correction writes a table in the engine's CSV format. Any other engine is calibrated through the
+value of its level option: the correction writes, for each target Elo, the option value that
+produces it. Engine and anchor tables are checked exactly as an experiment's `[[engines]]`
+(`lab.experiment.parse_experiment`), so errors name this file and the key.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from lab.calibration.criteria import Thresholds
+from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, parse_experiment
+
+#: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).
+TEMPO_ELO_RANGE = (600, 2600)
+
+
+class CalibrationError(ValueError):
+    """A calibration that cannot run; the message names the file and the key."""
+
+
+@dataclass
+class Anchor:
+    """An engine pinned at a rating: its `[[engines]]` table and the rating."""
+
+    name: str
+    rating: float
+    table: dict[str, Any]
+
+
+@dataclass
+class Calibration:
+    """A checked calibration file."""
+
+    name: str
+    tc: str
+    levels: list[int]
+    engine: dict[str, Any]
+    anchors: list[Anchor]
+    games: int = 40
+    ladder_games: int = 20
+    rounds: int = 1
+    score_window: tuple[float, float] = (0.25, 0.75)
+    max_anchors: int = 3
+    concurrency: int = 2
+    margin_ms: int = 0
+    openings: dict[str, Any] = field(default_factory=dict)
+    adjudication: dict[str, Any] = field(default_factory=dict)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    level_option: str = "UCI_Elo"
+    limit_option: str = "UCI_LimitStrength"
+    table: Path | None = None
+    out: Path = Path("results")
+    source: str = "<calibration>"
+    base: Path = Path(".")
+
+    @property
+    def uses_table(self) -> bool:
+        """True for our engine: levels are set through UCI_Elo and an EloTable."""
+        return self.engine.get("builtin") in BUILTIN_ENGINES
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        return {a.name: a.rating for a in self.anchors}
+
+    def level_name(self, level: int) -> str:
+        return f"L{level}"
+
+    def level_options(self, level: int, value: float | None = None,
+                      table: Path | None = None) -> dict[str, Any]:
+        """The options one level plays with (our engine: Elo and table; others: the value)."""
+        options = dict(self.engine.get("options", {}))
+        if self.limit_option:
+            options[self.limit_option] = True
+        if self.uses_table:
+            options["UCI_Elo"] = level
+            if table is not None:
+                options["EloTable"] = str(table)
+        else:
+            options[self.level_option] = int(round(level if value is None else value))
+        return options
+
+    def experiment(self, stage: str, players: list[tuple[str, dict[str, Any]]],
+                   challengers: list[str], games: int, out: Path, seed: int) -> Experiment:
+        """One stage as an experiment: `players` are (name, [[engines]] table) pairs."""
+        openings = dict(self.openings)
+        openings.update(order="random", seed=int(openings.get("seed", 0)) + seed, paired=True)
+        data = {
+            "name": f"{self.name}-{stage}",
+            "tc": self.tc,
+            "concurrency": self.concurrency,
+            "margin_ms": self.margin_ms,
+            "out": str(out),
+            "schedule": {"type": "gauntlet", "challengers": challengers, "games": games},
+            "openings": openings,
+            "adjudication": dict(self.adjudication),
+            "engines": [dict(copy.deepcopy(table), name=name) for name, table in players],
+        }
+        try:
+            exp = parse_experiment(data, f"{self.source} [{stage}]", self.base)
+        except ExperimentError as exc:
+            raise CalibrationError(str(exc)) from None
+        from lab.experiment import load_book_for
+
+        exp.book = load_book_for(exp)
+        return exp
+
+
+def _error(source: str, where: str, message: str) -> CalibrationError:
+    return CalibrationError(f"{source}: {where}: {message}")
+
+
+def _pop(table: dict, key: str, kind: type | tuple, source: str, where: str,
+         default: Any = None) -> Any:
+    value = table.pop(key, default)
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if value is not default and (not isinstance(value, kinds) or isinstance(value, bool)
+                                 and bool not in kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise _error(source, where, f"key '{key}' must be {names}, got {value!r}")
+    return value
+
+
+def _levels(table: dict, source: str) -> list[int]:
+    where = "[levels]"
+    values = _pop(table, "values", list, source, where)
+    start = _pop(table, "start", int, source, where)
+    stop = _pop(table, "stop", int, source, where)
+    step = _pop(table, "step", int, source, where)
+    if values is not None:
+        if any(x is not None for x in (start, stop, step)):
+            raise _error(source, where, "give 'values' or 'start'/'stop'/'step', not both")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise _error(source, where, f"'values' must be integers, got {values!r}")
+    else:
+        if start is None or stop is None or step is None or step <= 0 or stop < start:
+            raise _error(source, where, "give 'values', or 'start', 'stop' and a positive "
+                         "'step' with start <= stop")
+        values = list(range(start, stop + 1, step))
+    if len(values) < 2 or sorted(set(values)) != list(values):
+        raise _error(source, where, f"levels must be at least two, strictly increasing: {values}")
+    return values
+
+
+def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibration:
+    """Build and check a calibration from TOML data; `base` anchors relative paths."""
+    data = copy.deepcopy(data)
+    name = _pop(data, "name", str, source, "top level")
+    if not name:
+        raise _error(source, "top level", "key 'name' is missing")
+    tc = _pop(data, "tc", str, source, "top level")
+    if not tc:
+        raise _error(source, "top level", "key 'tc' is missing")
+    levels_table = _pop(data, "levels", dict, source, "top level", {})
+    levels = _levels(levels_table, source)
+    cal = Calibration(name=name, tc=tc, levels=levels, engine={}, anchors=[], source=source,
+                      base=base)
+    where = "[levels]"
+    cal.games = _pop(levels_table, "games", int, source, where, cal.games)
+    cal.ladder_games = _pop(levels_table, "ladder_games", int, source, where, cal.ladder_games)
+    cal.rounds = _pop(levels_table, "rounds", int, source, where, cal.rounds)
+    window = _pop(levels_table, "score_window", list, source, where, list(cal.score_window))
+    cal.max_anchors = _pop(levels_table, "max_anchors", int, source, where, cal.max_anchors)
+    if levels_table:
+        raise _error(source, where, f"unknown key(s) {', '.join(sorted(levels_table))}")
+    if cal.games <= 0 or cal.games % 2 or cal.ladder_games < 0 or cal.ladder_games % 2:
+        raise _error(source, where, "'games' must be positive and even, 'ladder_games' even "
+                     f"(games are paired); got {cal.games} and {cal.ladder_games}")
+    if cal.rounds < 1 or cal.max_anchors < 1:
+        raise _error(source, where, "'rounds' and 'max_anchors' must be at least 1")
+    if (len(window) != 2 or not all(isinstance(w, (int, float)) for w in window)
+            or not 0 < window[0] < 0.5 < window[1] < 1):
+        raise _error(source, where, f"'score_window' must be [low, high] with 0 < low < 0.5 < "
+                     f"high < 1, got {window!r}")
+    cal.score_window = (float(window[0]), float(window[1]))
+
+    cal.concurrency = _pop(data, "concurrency", int, source, "top level", cal.concurrency)
+    cal.margin_ms = _pop(data, "margin_ms", int, source, "top level", cal.margin_ms)
+    out = _pop(data, "out", str, source, "top level")
+    cal.out = Path(out) if out else Path("results") / name
+    cal.openings = _pop(data, "openings", dict, source, "top level", {})
+    cal.adjudication = _pop(data, "adjudication", dict, source, "top level", {})
+    criteria = _pop(data, "criteria", dict, source, "top level", {})
+    known = {f.name for f in dataclasses.fields(Thresholds)}
+    unknown = sorted(set(criteria) - known)
+    if unknown:
+        raise _error(source, "[criteria]", f"unknown key(s) {', '.join(unknown)}; known: "
+                     + ", ".join(sorted(known)))
+    cal.thresholds = Thresholds(**{k: float(v) for k, v in criteria.items()})
+
+    engine = _pop(data, "engine", dict, source, "top level")
+    if engine is None:
+        raise _error(source, "top level", "no [engine] table: which engine is calibrated?")
+    if "name" in engine:
+        raise _error(source, "[engine]", "no 'name' here: levels are named L<Elo>")
+    cal.level_option = _pop(engine, "level_option", str, source, "[engine]", cal.level_option)
+    cal.limit_option = _pop(engine, "limit_option", str, source, "[engine]", cal.limit_option)
+    table = _pop(engine, "table", str, source, "[engine]")
+    cal.engine = engine
+    if table is not None:
+        if not cal.uses_table:
+            raise _error(source, "[engine]", "'table' (an EloTable) applies to our engine only")
+        cal.table = (base / table).resolve()
+        if not cal.table.is_file():
+            raise _error(source, "[engine]", f"table {cal.table} does not exist")
+    if cal.uses_table:
+        low, high = TEMPO_ELO_RANGE
+        if levels[0] < low or levels[-1] > high:
+            raise _error(source, "[levels]", f"our engine's levels must lie in {low}..{high}")
+
+    raw = _pop(data, "anchors", list, source, "top level", [])
+    if not raw:
+        raise _error(source, "top level", "no anchors: add [[anchors]] tables with a 'rating'")
+    for i, item in enumerate(raw, 1):
+        where = f"[[anchors]] #{i}"
+        if not isinstance(item, dict):
+            raise _error(source, where, "must be a table")
+        item = dict(item)
+        anchor_name = _pop(item, "name", str, source, where)
+        rating = _pop(item, "rating", (int, float), source, where)
+        if not anchor_name or rating is None:
+            raise _error(source, where, "needs a 'name' and a 'rating'")
+        if anchor_name in {cal.level_name(level) for level in levels}:
+            raise _error(source, where, f"name {anchor_name!r} is taken by a level")
+        cal.anchors.append(Anchor(anchor_name, float(rating), item))
+    names = [a.name for a in cal.anchors]
+    if len(set(names)) != len(names):
+        raise _error(source, "[[anchors]]", "anchor names must be unique")
+    if data:
+        raise _error(source, "top level", f"unknown key(s) {', '.join(sorted(data))}")
+    # Check every engine table, the time control, openings and adjudication now, not mid-run.
+    players = [(cal.level_name(levels[0]), dict(cal.engine, options=cal.level_options(
+        levels[0], table=cal.table)))] + [(a.name, a.table) for a in cal.anchors]
+    cal.experiment("check", players, [players[0][0]], 2, cal.out / "check", 0)
+    return cal
+
+
+def load_calibration(path: str | Path, out: str | None = None) -> Calibration:
+    """Read and check a calibration file (no engine runs); `out` replaces its folder."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise CalibrationError(f"{path}: calibration file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CalibrationError(f"{path}: not valid TOML: {exc}") from None
+    cal = parse_calibration(data, str(path), path.parent.resolve())
+    if out is not None:
+        cal.out = Path(out)
+    return cal

@@ -1,0 +1,157 @@
+"""A calibration's report: the final table, the plot, and `report.md` with every figure judged.
+
+The report states the scale first (anchors and their ratings, time control, openings, fit), as
+reference/elo_limit.md §5 asks, then per round: each level's nominal and measured Elo with its
+95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
+levels marked as extrapolated, and which targets the corrected table had to leave out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from lab.calibration.plot import plot_calibration
+
+if TYPE_CHECKING:
+    from lab.calibration.config import Calibration
+    from lab.calibration.run import CalibrationOutcome, RoundResult
+
+REPORT_NAME = "report.md"
+PLOT_NAME = "calibration.png"
+
+
+def machine() -> str:
+    """One line about this computer: CPU model, cores, OS, Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            cpu = next((line.split(":", 1)[1].strip() for line in handle
+                        if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def _num(value: float, fmt: str = ".0f") -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else format(value, fmt)
+
+
+def round_label(result: RoundResult) -> str:
+    if result.number == 1:
+        return "round 1 (before correction)"
+    return f"round {result.number} (after correction {result.number - 1})"
+
+
+def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+    from lab.calibration.run import _param_columns
+
+    columns = _param_columns(cal, result.params)[:4]
+    head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in result.measured.itertuples(index=False):
+        data = row._asdict()
+        status = ("extrapolated (" + data["extrapolated"] + " anchors ± 200)"
+                  if data["extrapolated"] else "pass" if data["passed"] else "FAIL")
+        if data["bound"]:
+            status = f"perfect score, bound {data['bound']}"
+        error = data["measured"] - data["nominal"]
+        cells = [str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
+                 _num(data["measured"]), "±" + _num(data["halfwidth"]), _num(error, "+.0f"),
+                 str(data["games"]), _num(data["score"], ".1f"), status]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
+                ) -> str:
+    """The whole report as Markdown."""
+    book = cal.openings.get("file", "the start position")
+    anchors = "; ".join(f"{a.name} = {a.rating:g} ({a.table.get('options', {})})"
+                        for a in cal.anchors)
+    lines = [
+        f"# Calibration: {cal.name}",
+        "",
+        f"- Scale: Elo relative to the anchors {anchors}.",
+        f"- Time control {cal.tc}; {cal.games} anchor games and {cal.ladder_games} ladder games "
+        f"per level and round; paired openings from {book}.",
+        "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
+        "intervals from the likelihood's curvature, relative to the anchors.",
+        f"- Criteria: reference/elo_limit.md §5 (A–D, G); thresholds {cal.thresholds}.",
+        f"- Machine: {machine()}.",
+        f"- Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
+        + (f" by `{command}`." if command else "."),
+        "",
+    ]
+    for result in outcome.rounds:
+        lines += [f"## {round_label(result)}", ""]
+        played = result.table_played
+        lines.append(f"Levels played with: {played if played else 'the engine built-in levels'}.")
+        lines += [""] + _level_table(cal, result) + [""]
+        verdict = result.verdict
+        lines.append(f"Bias {_num(verdict.bias, '+.1f')}, RMS error {_num(verdict.rms, '.1f')}, "
+                     f"max error {_num(verdict.max_error, '.1f')}, slope "
+                     f"{_num(verdict.slope, '.3f')}.")
+        lines.append("")
+        for name, ok, detail in verdict.lines:
+            lines.append(f"- {'PASS' if ok else 'FAIL'} {name}: {detail}")
+        lines.append(f"- **{'PASS' if verdict.passed else 'FAIL'}** overall")
+        correction = result.correction
+        if correction is not None:
+            lines.append("")
+            lines.append(f"Corrected table: `{result.corrected}` with targets "
+                         f"{', '.join(map(str, sorted(correction.rows)))}.")
+            if correction.adjusted:
+                lines.append("Measured levels were not monotone; isotonic regression smoothed "
+                             "them before interpolating.")
+            if correction.below:
+                lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.below))} "
+                             "(weaker than the weakest level plays).")
+            if correction.above:
+                lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.above))} "
+                             "(stronger than the strongest level plays).")
+        lines.append("")
+    lines.append("## Result")
+    lines.append("")
+    if outcome.passed:
+        lines.append(f"The table measured in round {outcome.rounds[-1].number} passes; it is "
+                     f"written to `{outcome.final}`.")
+    else:
+        lines.append(f"No measured table passed within {cal.rounds} round(s). `{outcome.final}` "
+                     "holds the latest correction, not yet measured: run more rounds (raise "
+                     "`rounds`) or more games per level before trusting it.")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
+                  ) -> list[Path]:
+    """Write the final table, the plot and the report into the calibration's folder."""
+    from lab.calibration.run import LEVEL_MAP_NAME, TABLE_NAME, write_round_table
+
+    last = outcome.rounds[-1]
+    name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
+    if outcome.passed:
+        rows = last.params
+        what = "measured and passing the criteria"
+    else:
+        assert last.correction is not None
+        rows = {e: r for e, r in last.correction.rows.items()
+                if not cal.uses_table or 600 <= e <= 2600}
+        what = "corrected from the last round, not yet measured"
+    outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what)
+    rounds = [(round_label(r), r.measured) for r in outcome.rounds]
+    plot = plot_calibration(rounds, [(a.name, a.rating) for a in cal.anchors],
+                            cal.out / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")
+    report = cal.out / REPORT_NAME
+    report.write_text(report_text(cal, outcome, command), encoding="utf-8")
+    summary = pd.concat([r.measured.assign(round=r.number) for r in outcome.rounds])
+    summary.to_csv(cal.out / "levels.csv", index=False, float_format="%.1f")
+    return [outcome.final, plot, report, cal.out / "levels.csv"]

@@ -1,0 +1,48 @@
+"""`tempo calibrate CALIBRATION.toml`: measure levels against anchors, write a corrected table."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="calibrate Elo levels against anchors; reruns resume",
+        description="Play each level of a calibration file against anchors (and adjacent "
+        "levels), fit all results with the anchors fixed, judge them against the acceptance "
+        "criteria and write a corrected table (EloTable CSV for our engine), report.md and "
+        "calibration.png into the results folder. Running it again resumes.")
+    parser.add_argument("calibration", help="the calibration TOML file")
+    parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
+    parser.add_argument("--rounds", type=int, help="budget of measure-and-correct rounds")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """0: the final table passed; 1: it did not (or a stage failed); 2: invalid input."""
+    from lab.calibration import CalibrationError, load_calibration, run_calibration
+    from lab.experiment import ExperimentError
+    from lab.store import StoreError
+
+    try:
+        cal = load_calibration(args.calibration, out=args.out)
+        if args.rounds is not None:
+            if args.rounds < 1:
+                raise CalibrationError("--rounds must be at least 1")
+            cal.rounds = args.rounds
+        command = "tempo calibrate " + shlex.join(sys.argv[2:] if len(sys.argv) > 2
+                                                 else [args.calibration])
+        outcome = run_calibration(cal, command=command)
+    except (CalibrationError, ExperimentError, StoreError) as exc:
+        print(f"tempo: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tempo: interrupted; finished games are kept, run again to resume",
+              file=sys.stderr)
+        return 130
+    for path in outcome.files:
+        print(path)
+    print(f"calibration {'PASSED' if outcome.passed else 'did not pass'}: see {outcome.files[2]}")
+    return 0 if outcome.passed else 1

@@ -1,0 +1,172 @@
+"""The correction step, criteria and anchor choice on synthetic measurements (no games)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lab.calibration.anchors import anchors_for, choose_anchors, expected_score, score_window_elo
+from lab.calibration.correct import correct_table, monotone_measurements
+from lab.calibration.criteria import Thresholds, judge
+
+LEVELS = list(range(600, 2601, 200))
+
+
+def true_params(elo: float) -> dict[str, float]:
+    """A smooth, monotone 'undistorted' parameter curve: what a correct table would hold."""
+    b = (2600 - elo) / 200
+    return {
+        "NPS": 500 * 2 ** ((elo - 600) / 150),
+        "MoveError": 5 + 0.45 * b**2,
+        "BlunderError": 50 + 1.75 * b**2.5,
+        "BlunderPer128": 6 + b,
+        "mobility": min(1.0, (elo - 600) / 1200),
+    }
+
+
+def distortion(nominal: float) -> float:
+    """The Elo a level really plays at: compressed and shifted, with a bend (known, monotone)."""
+    return 900 + 0.6 * (nominal - 600) + 60 * math.sin((nominal - 600) / 700)
+
+
+def inverse_distortion(elo: float) -> float:
+    from scipy.optimize import brentq
+
+    return brentq(lambda x: distortion(x) - elo, 0, 4000)
+
+
+def params_table(levels):
+    rows = [true_params(lv) for lv in levels]
+    return {c: [r[c] for r in rows] for c in rows[0]}
+
+
+def test_correction_recovers_the_undistorted_table():
+    # Levels played with true_params(nominal) but measured at distortion(nominal): the parameters
+    # that really play at T are true_params(distortion^-1(T)); the correction must find them.
+    measured = [distortion(lv) for lv in LEVELS]
+    targets = list(range(600, 2601, 100))
+    result = correct_table(measured, params_table(LEVELS), targets)
+    assert result.below == [t for t in targets if t < distortion(600)]
+    assert result.above == [t for t in targets if t > distortion(2600)]
+    assert not result.adjusted
+    assert len(result.rows) >= 10
+    for target, row in result.rows.items():
+        expected = true_params(inverse_distortion(target))
+        assert row["NPS"] == pytest.approx(expected["NPS"], rel=0.02), target
+        for column in ("MoveError", "BlunderError", "BlunderPer128"):
+            assert row[column] == pytest.approx(expected[column], abs=1.0), (target, column)
+        assert row["mobility"] == pytest.approx(expected["mobility"], abs=0.02)
+
+
+def test_correction_is_exact_at_measured_points_and_monotone_between():
+    measured = [distortion(lv) for lv in LEVELS]
+    params = params_table(LEVELS)
+    targets = [round(m) for m in measured[1:-1]]
+    result = correct_table(measured, params, targets)
+    for i, target in enumerate(targets, start=1):
+        assert result.rows[target]["BlunderError"] == pytest.approx(
+            params["BlunderError"][i], abs=0.5)
+    dense = correct_table(measured, params, list(range(1000, 2100, 10))).rows
+    nps = [dense[t]["NPS"] for t in sorted(dense)]
+    errors = [dense[t]["MoveError"] for t in sorted(dense)]
+    assert all(np.diff(nps) > 0) and all(np.diff(errors) <= 1e-9)
+
+
+def test_identity_measurement_gives_back_the_table():
+    result = correct_table([float(lv) for lv in LEVELS], params_table(LEVELS), LEVELS)
+    assert sorted(result.rows) == LEVELS and not result.below and not result.above
+    for level in LEVELS:
+        for column, value in true_params(level).items():
+            assert result.rows[level][column] == pytest.approx(value, rel=1e-9)
+
+
+def test_non_monotone_measurements_are_made_monotone_first():
+    measured = [distortion(lv) for lv in LEVELS]
+    measured[4], measured[5] = measured[5] + 20, measured[4]  # noise swaps two levels
+    mono = monotone_measurements(measured)
+    assert all(np.diff(mono) >= 0)
+    assert mono[4] == mono[5] == pytest.approx((measured[4] + measured[5]) / 2)
+    result = correct_table(measured, params_table(LEVELS), list(range(1000, 2000, 25)))
+    assert result.adjusted
+    nps = [result.rows[t]["NPS"] for t in sorted(result.rows)]
+    assert all(np.diff(nps) >= 0)
+
+
+def test_weights_let_precise_levels_move_less():
+    mono = monotone_measurements([1000, 1200, 1150, 1400], weights=[1, 100, 1, 1])
+    assert mono[1] == mono[2] == pytest.approx((100 * 1200 + 1150) / 101)
+
+
+def test_correction_input_errors():
+    with pytest.raises(ValueError, match="at least two"):
+        correct_table([1000.0], {"NPS": [1.0]}, [1000])
+    with pytest.raises(ValueError, match="'NPS' has 1 values for 2 levels"):
+        correct_table([1000.0, 1200.0], {"NPS": [1.0]}, [1000])
+    with pytest.raises(ValueError, match="positive"):
+        correct_table([1000.0, 1200.0], {"NPS": [0.0, 5.0]}, [1000])
+    with pytest.raises(ValueError, match="same Elo"):
+        correct_table([1300.0, 1200.0], {"NPS": [1.0, 2.0]}, [1000])
+
+
+def test_expected_score_and_window():
+    # reference/elo_limit.md §5 (D): nominal +100 predicts 64.0 %, +200 predicts 76.0 %.
+    assert expected_score(100) == pytest.approx(0.640, abs=0.0005)
+    assert expected_score(200) == pytest.approx(0.760, abs=0.0005)
+    low, high = score_window_elo(0.25, 0.75)
+    assert high == pytest.approx(190.85, abs=0.01) and low == pytest.approx(-high)
+
+
+ANCHORS = {"sk0": 1320, "sk1": 1468, "sk2": 1608, "sk3": 1742, "sk4": 1923, "sk5": 2204}
+
+
+def test_anchor_choice_keeps_scores_between_25_and_75_percent():
+    chosen = anchors_for(1600, ANCHORS)
+    assert chosen == ["sk2", "sk1", "sk3"]  # nearest first, at most three
+    for name in chosen:
+        assert 0.25 <= expected_score(1600 - ANCHORS[name]) <= 0.75
+    assert anchors_for(2500, ANCHORS) == []
+
+
+def test_levels_below_the_anchors_rely_on_the_ladder():
+    chosen = choose_anchors([600, 800, 1000, 1200], ANCHORS)
+    assert chosen[:3] == [[], [], []] and chosen[3] == ["sk0"]
+    # nobody in the window: only the level nearest to an anchor plays it, tying the ladder
+    assert choose_anchors([600, 800], ANCHORS) == [[], ["sk0"]]
+    # without a ladder every level plays at least its nearest anchor
+    assert choose_anchors([600, 800], ANCHORS, ladder=False) == [["sk0"], ["sk0"]]
+
+
+def test_criteria_pass_for_an_accurate_table():
+    nominal = [1400, 1600, 1800, 2000]
+    verdict = judge(nominal, [1410, 1590, 1820, 1995], [30, 30, 35, 38], (1320, 2204))
+    assert verdict.passed
+    assert verdict.bias == pytest.approx(3.75)
+    assert verdict.rms == pytest.approx(math.sqrt((100 + 100 + 400 + 25) / 4))
+    assert verdict.slope == pytest.approx(np.polyfit(nominal, [1410, 1590, 1820, 1995], 1)[0])
+
+
+def test_criteria_fail_each_for_its_own_reason():
+    nominal = [1400, 1600, 1800, 2000]
+    lines = dict((name, ok) for name, ok, _ in judge(
+        nominal, [1460, 1600, 1800, 2000], [30] * 4, (1320, 2204)).lines)
+    assert not lines["A per-level accuracy"] and lines["B bias"] and lines["C slope"]
+    lines = dict((name, ok) for name, ok, _ in judge(
+        nominal, [1400, 1600, 1800, 2000], [30, 45, 30, 30], (1320, 2204)).lines)
+    assert not lines["A per-level accuracy"]  # interval too wide
+    compressed = judge(nominal, [1500, 1600, 1700, 1800], [20] * 4, (1320, 2204))
+    lines = dict((name, ok) for name, ok, _ in compressed.lines)
+    assert compressed.slope == pytest.approx(0.5) and not lines["C slope"]
+    assert lines["D monotone, gaps"]  # 100-Elo gaps for 200 nominal: exactly 50 %, allowed
+    swapped = judge(nominal, [1400, 1620, 1600, 2000], [20] * 4, (1320, 2204))
+    lines = dict((name, ok) for name, ok, _ in swapped.lines)
+    assert not lines["D monotone, gaps"]
+
+
+def test_levels_outside_the_anchor_range_are_extrapolated_not_judged():
+    verdict = judge([600, 800, 1400, 1600], [700, 1050, 1400, 1600], [60, 50, 20, 20],
+                    (1320, 2204), Thresholds())
+    assert [lv.extrapolated for lv in verdict.levels] == ["below", "below", "", ""]
+    assert verdict.passed  # the two judged levels are exact; the extrapolated are not counted
+    assert not any(lv.passed for lv in verdict.levels[:2])
