@@ -157,6 +157,10 @@ def test_startpos_time_odds_and_per_move_limits(fake, tmp_path) -> None:
     assert black[:2] == [f"position startpos moves {first}", "go nodes 500"]
     assert record.moves[0].clock_before_ms == 200 and record.moves[0].clock_after_ms is None
     assert record.moves[1].clock_before_ms is None
+    depth_log = tmp_path / "d.log"
+    play_game(task(fake("w", log=depth_log), fake("b"), "depth=3", max_moves=1))
+    gos = [line for line in depth_log.read_text().splitlines() if line.startswith("go")]
+    assert gos == ["go depth 3"]
 
 
 def test_game_over_before_the_first_move_and_natural_ends() -> None:
