@@ -108,6 +108,23 @@ def en_prise(board: chess.Board, color: bool, square: int, piece_type: int) -> b
     return False
 
 
+def lands_en_prise(board: chess.Board, move: chess.Move) -> bool:
+    """Whether the moved piece would be en prise on its new square (Greenblatt: the move is then
+    not "safe"): attacked there, and undefended or attacked by a cheaper piece."""
+    them = not board.turn
+    attackers = board.attackers_mask(them, move.to_square)
+    if not attackers:
+        return False
+    piece = move.promotion or board.piece_type_at(move.from_square)
+    if piece == chess.KING:
+        return False
+    defenders = board.attackers_mask(board.turn, move.to_square)
+    if not defenders & ~chess.BB_SQUARES[move.from_square]:
+        return True
+    value = VALUE[piece]
+    return any(VALUE[board.piece_type_at(a)] < value for a in chess.scan_forward(attackers))
+
+
 def plausibility(board: chess.Board, move: chess.Move, checks: bool = True) -> int:
     """Greenblatt-style plausibility of `move` (higher is more plausible), a weighted sum of facts.
 
@@ -143,12 +160,8 @@ def plausibility(board: chess.Board, move: chess.Move, checks: bool = True) -> i
     else:
         if board.is_attacked_by(them, from_sq) and en_prise(board, us, from_sq, piece):
             score += VALUE[piece] // 2
-        attackers = board.attackers_mask(them, to_sq)
-        if attackers:
-            defended = board.attackers_mask(us, to_sq) & ~chess.BB_SQUARES[from_sq]
-            cheapest = min(VALUE[board.piece_type_at(a)] for a in chess.scan_forward(attackers))
-            if not defended or cheapest < VALUE[piece_after]:
-                score -= VALUE[piece_after]
+        if lands_en_prise(board, move):
+            score -= VALUE[piece_after]
         if piece in (chess.KNIGHT, chess.BISHOP) and chess.BB_SQUARES[from_sq] & BACK_RANK[us]:
             score += DEVELOP_BONUS
         if piece != chess.PAWN:
