@@ -34,14 +34,6 @@ def down_attacks(pawns: int) -> int:
     return ((pawns >> 7) & NOT_FILE_A) | ((pawns >> 9) & NOT_FILE_H)
 
 
-def fill_up(bb: int) -> int:
-    """``bb`` and every square above each of its squares on the same file."""
-    bb |= bb << 8
-    bb |= bb << 16
-    bb |= bb << 32
-    return bb & BB_ALL
-
-
 def fill_down(bb: int) -> int:
     """``bb`` and every square below each of its squares on the same file."""
     bb |= bb >> 8

@@ -21,14 +21,12 @@ HALF = 1 << 15
 
 
 def S(mg: int, eg: int) -> int:
-    """Pack a (middlegame, endgame) pair; valid while both halves stay within +-32767."""
+    """Pack a (middlegame, endgame) pair; valid while both halves stay within +-32767.
+
+    Sums of packed scores are packed sums. To unpack: eg = (score + HALF) >> 16 and
+    mg = score - (eg << 16).
+    """
     return (eg << 16) + mg
-
-
-def unpack(score: int) -> tuple[int, int]:
-    """Inverse of :func:`S`."""
-    eg = (score + HALF) >> 16
-    return score - (eg << 16), eg
 
 
 def _centre_distance(sq: int) -> int:
@@ -156,5 +154,5 @@ CENTER_PAWN_ATTACK = S(3, 0)  # per centre square attacked by our pawns (on top 
 RATIO_WEIGHT = 0.1
 RATIO_CAP = 3.0
 
-PHASE_WEIGHT = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
+# Game phase: knights and bishops count 1, rooks 2, queens 4; 24 with all pieces on.
 PHASE_MAX = 24

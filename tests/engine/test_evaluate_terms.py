@@ -274,3 +274,15 @@ def test_piece_location_is_tapered() -> None:
     ending_home = "4k3/pppp4/8/8/8/8/PPPP4/6K1 w - - 0 1"
     ending_centre = "4k3/pppp4/8/8/4K3/8/PPPP4/8 w - - 0 1"
     assert term(ending_centre, "piece_location") > term(ending_home, "piece_location")
+
+
+def test_tables_are_left_right_symmetric_and_mobility_rises() -> None:
+    from engine.eval_terms import weights
+
+    for piece_type, table in weights.PST.items():
+        assert len(table) == 64
+        for sq in chess.SQUARES:
+            mirror = chess.square(7 - chess.square_file(sq), chess.square_rank(sq))
+            assert table[sq] == table[mirror], (chess.piece_name(piece_type), sq)
+    for table in weights.MOBILITY.values():
+        assert all(later > earlier for earlier, later in zip(table, table[1:]))
