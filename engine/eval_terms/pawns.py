@@ -75,8 +75,8 @@ def backward_pawns(ours: int, theirs: int, enemy: int, adjacent: int) -> int:
     if rest:
         blocked_files = FILES_OF[file_byte(blocked)]
         beside_blocked = ((blocked_files << 1) & NOT_FILE_A) | ((blocked_files >> 1) & NOT_FILE_H)
-        # Squares at least one rank behind a square a friendly pawn attacks: a pawn there
-        # meets that defence by advancing (a pawn beside its neighbour, a duo, does not).
+        # Squares two or more ranks below a square a friendly pawn attacks, i.e. behind that
+        # pawn: a pawn there meets the defence by advancing (a duo's members do not count).
         would_be_defended = fill_down(up_attacks(ours) >> 16)
         backward |= rest & ~beside_blocked & would_be_defended
     return backward
