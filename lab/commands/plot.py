@@ -58,8 +58,13 @@ def _run(plot: Callable[[argparse.Namespace], Path]) -> Callable[[argparse.Names
     return run
 
 
-def _frames(folder: Path, moves: bool = True) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """(games, moves or None) of the store in `folder`; a PlotError if there is none."""
+def _read(folder: Path, moves: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(games, moves (empty unless asked), experiment config) of the store in `folder`.
+
+    A PlotError if the folder has no store or no games; plotting never creates a store.
+    """
+    import pandas as pd
+
     from lab.store import DB_NAME, StoreError, open_store
 
     if not (folder / DB_NAME).is_file():
@@ -67,9 +72,13 @@ def _frames(folder: Path, moves: bool = True) -> tuple[pd.DataFrame, pd.DataFram
     try:
         with open_store(folder) as store:
             games = store.games()
-            return games, store.moves() if moves else None
+            frame = store.moves() if moves else pd.DataFrame()
+            config = store.experiment() or {}
     except StoreError as exc:
         raise PlotError(str(exc)) from None
+    if games.empty:
+        raise PlotError(f"no games recorded in {folder}")
+    return games, frame, config
 
 
 def _out(args: argparse.Namespace, stem: str) -> Path:
@@ -81,8 +90,8 @@ def _out(args: argparse.Namespace, stem: str) -> Path:
 def _time(args: argparse.Namespace) -> Path:
     from lab.plots import plot_game_time, plot_time_usage
 
-    games, moves = _frames(args.results)
-    if moves is None or moves.empty:
+    games, moves, _ = _read(args.results)
+    if moves.empty:
         raise PlotError(f"no moves recorded in {args.results}")
     if args.game is None:
         return plot_time_usage(moves, games, _out(args, "time_usage"))
@@ -95,9 +104,7 @@ def _ratings(args: argparse.Namespace) -> Path:
     from lab.plots import plot_ratings
     from lab.ratings import fit_ratings
 
-    games, _ = _frames(args.results, moves=False)
-    if games.empty:
-        raise PlotError(f"no games recorded in {args.results}")
+    games, _, _ = _read(args.results, moves=False)
     table = fit_ratings(games)
     title = (
         f"Ratings: {round(100 * table.confidence)} % intervals from the {table.error_source}, "
@@ -110,11 +117,15 @@ def _score(args: argparse.Namespace) -> Path:
     from lab.plots import plot_score_over_time
     from lab.plots.score import gauntlet_challenger
 
-    games, _ = _frames(args.results, moves=False)
-    if games.empty:
-        raise PlotError(f"no games recorded in {args.results}")
-    engine = args.engine or gauntlet_challenger(games)
+    games, _, config = _read(args.results, moves=False)
     players = set(games["white"]) | set(games["black"])
+    engine = args.engine
+    if engine is None:
+        challengers = config.get("challengers") or []
+        if len(challengers) > 1:
+            raise PlotError(f"{args.results} has several challengers "
+                            f"({', '.join(challengers)}): name one with --engine")
+        engine = challengers[0] if challengers else gauntlet_challenger(games)
     if engine not in players:
         raise PlotError(
             f"no engine {engine!r} in {args.results} (players: {', '.join(sorted(players))})"

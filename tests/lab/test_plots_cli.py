@@ -99,9 +99,21 @@ def test_plot_time_without_telemetry(tmp_path):
     assert is_png(folder / "time_x-g0.png")
 
 
-def test_plot_score(results):
+def test_plot_score(results, capsys):
     assert main(["plot", "score", str(results), "--engine", "tempo"]) == 0
     assert is_png(results / "score_tempo.png")
+    # Without --engine: the experiment's one challenger, else the player in every game.
+    # Both play every game here: the first game's White.
+    assert main(["plot", "score", str(results)]) == 0
+    assert capsys.readouterr().out.split()[-1] == str(results / "score_tempo.png")
+    with open_store(results) as store:
+        store.bind_experiment("g", {"id": 1}, {"challengers": ["sf"]})
+    assert main(["plot", "score", str(results)]) == 0
+    assert capsys.readouterr().out.split()[-1] == str(results / "score_sf.png")
+    with open_store(results) as store:
+        store.bind_experiment("g", {"id": 1}, {"challengers": ["tempo", "sf"]})
+    assert main(["plot", "score", str(results)]) == 1
+    assert "several challengers (tempo, sf)" in capsys.readouterr().err
 
 
 def test_plot_ratings(results, capsys):
@@ -130,5 +142,6 @@ def test_plot_errors_name_the_folder_or_game(tmp_path, results, capsys):
 
     empty = tmp_path / "empty"
     open_store(empty).close()
-    assert main(["plot", "time", str(empty)]) == 1
-    assert f"no moves recorded in {empty}" in capsys.readouterr().err
+    for kind in ("time", "ratings", "score"):
+        assert main(["plot", kind, str(empty)]) == 1
+        assert f"no games recorded in {empty}" in capsys.readouterr().err
