@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,6 @@ class CoreFit:
     draw: float  # Ordo: D_eq; BayesElo: drawelo
     cov: np.ndarray  # over players, then white, then draw; zero where fixed
     groups: list[list[int]]
-    rated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 # --- Likelihood and its derivatives -------------------------------------------------------------
@@ -233,7 +232,7 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     for i, mark in reversed(purged):
         ratings[i] = _bound(pool, spec, theta, ratings, i, mark)
         bound[i] = mark
-    return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups, core)
+    return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups)
 
 
 def _bound(pool: Pool, spec: FitSpec, theta, ratings, player: int, mark: str) -> float:
@@ -411,6 +410,8 @@ def fit_ratings(
         raise ValueError(f"relative_to must be 'anchor' or 'pool', not {relative_to!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1): {confidence}")
+    if isinstance(white_value, str) and white_value != "auto":
+        raise ValueError(f"white advantage must be 'auto' or a number, not {white_value!r}")
     draw_value = _draw_setting(draw, the_model)
     spec = FitSpec(
         the_model, fixed, loose, default_average if average is None else float(average),
@@ -443,14 +444,18 @@ def fit_ratings(
         cov = centre @ cov @ centre.T
     cov[~rated, :] = np.nan
     cov[:, ~rated] = np.nan
-    return _table(pool, spec, fit, ratings, cov, confidence, source, relative_to, k)
+    errors = _Errors(cov, confidence, source, relative_to, simulated=simulations > 1)
+    return _table(pool, spec, fit, ratings, errors, k)
 
 
 def _draw_setting(draw: float | str, model) -> float | None:
     """None to fit; Ordo: D_eq itself; BayesElo: the drawelo giving that rate at equal strength."""
     if draw == "auto":
         return None
-    rate = float(draw)
+    try:
+        rate = float(draw)
+    except (TypeError, ValueError):
+        raise ValueError(f"draw must be 'auto' or a rate in (0, 1), not {draw!r}") from None
     if not 0 < rate < 1:
         raise ValueError(f"the draw rate between equal opponents must lie in (0, 1): {rate}")
     if isinstance(model, BayesEloModel):
@@ -459,19 +464,30 @@ def _draw_setting(draw: float | str, model) -> float | None:
     return rate
 
 
-def _table(pool, spec, fit, ratings, cov, confidence, source, relative_to, k) -> RatingTable:
+@dataclass
+class _Errors:
+    """The covariance of (ratings, advantage, draw) and how it was obtained."""
+
+    cov: np.ndarray
+    confidence: float
+    source: str
+    relative_to: str
+    simulated: bool
+
+
+def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors: _Errors,
+           k: float) -> RatingTable:
     n = pool.n
+    cov, confidence, relative_to = errors.cov, errors.confidence, errors.relative_to
     z = float(norm.ppf(0.5 + confidence / 2))
     sd = np.sqrt(np.maximum(np.diag(cov)[:n], 0.0))
     anchored = np.isin(np.arange(n), list(spec.fixed))
     error = np.where(anchored & (relative_to == "anchor"), np.nan, z * sd)
     played, points, drawn = pool.played(), pool.points(), pool.drawn()
     order = np.lexsort((np.array(pool.players), -np.nan_to_num(ratings, nan=-np.inf)))
-    los = _los_matrix(pool.players, ratings, np.nan_to_num(cov[:n, :n]))
-    cfs_next = [
-        100 * los.iloc[a, b] if not (np.isnan(cov[a, a]) or np.isnan(cov[b, b])) else math.nan
-        for a, b in zip(order[:-1], order[1:], strict=True)
-    ] + [math.nan]
+    los = _los_matrix(pool.players, ratings, cov[:n, :n])
+    cfs_next = [100 * los.iloc[a, b] for a, b in zip(order[:-1], order[1:], strict=True)]
+    cfs_next.append(math.nan)
     frame = pd.DataFrame({
         "rank": np.arange(1, n + 1),
         "player": [pool.players[i] for i in order],
@@ -495,8 +511,8 @@ def _table(pool, spec, fit, ratings, cov, confidence, source, relative_to, k) ->
         draw = (rate, rate_err)
     else:
         drawelo = None
-        draw = (fit.draw, _draw_error(pool, spec, fit, z) if "simul" not in source else
-                z * math.sqrt(var_d))
+        draw = (fit.draw, z * math.sqrt(var_d) if errors.simulated else
+                _draw_error(pool, spec, fit, z))
     notes = []
     if isinstance(spec.model, BayesEloModel) and k != 1.0:
         notes.append(f"BayesElo ratings multiplied by its scale {k:.4f}; advantage and drawelo "
@@ -505,9 +521,9 @@ def _table(pool, spec, fit, ratings, cov, confidence, source, relative_to, k) ->
         for g_no, g in enumerate(fit.groups, 1):
             notes.append(f"group {g_no} (fitted apart): {', '.join(pool.players[i] for i in g)}")
     groups = [[pool.players[i] for i in g] for g in fit.groups]
-    head_to_head = _head_to_head(pool, ratings, np.nan_to_num(cov[:n, :n]))
+    head_to_head = _head_to_head(pool, ratings, cov[:n, :n])
     return RatingTable(
-        frame, los, head_to_head, spec.model.name, white, draw, confidence, source,
+        frame, los, head_to_head, spec.model.name, white, draw, confidence, errors.source,
         "pool average" if relative_to == "pool" or not (spec.fixed or spec.loose) else "anchors",
         groups, drawelo, notes,
     )
