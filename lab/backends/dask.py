@@ -56,13 +56,15 @@ def security_for(settings: DaskSettings) -> Security | None:
 
 
 def local_cluster(settings: DaskSettings, n_workers: int) -> LocalCluster:
-    """A LocalCluster of one-thread worker processes; it listens on 127.0.0.1 only, no dashboard.
+    """A LocalCluster of one-thread worker processes listening on 127.0.0.1 only, on free ports.
 
-    With TLS files in the settings it speaks tls:// with them.
+    No dashboard (the scheduler's HTTP routes stay on loopback too). With TLS files in the
+    settings it speaks tls:// with them.
     """
     security = security_for(settings)
     return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                         host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                         protocol="tls://" if security else "tcp://",
                         security=security or Security(), silence_logs=logging.ERROR)
 

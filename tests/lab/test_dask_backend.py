@@ -1,0 +1,286 @@
+"""Gauntlets on real Dask clusters (LocalCluster worker processes, a `dask worker` process).
+
+The engines are Stockfish with node limits (one thread, `ucinewgame` before each game), so a game
+is the same move for move on any backend: the Dask store can be compared with the local one.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from distributed import Client  # noqa: E402
+
+from lab.backends.config import DaskSettings  # noqa: E402
+from lab.backends.dask import local_cluster, run_dask, security_for  # noqa: E402
+from lab.backends.worker import WorkerEngineError  # noqa: E402
+from lab.experiment import Experiment, load_book_for, parse_experiment  # noqa: E402
+from lab.records import GameRecord  # noqa: E402
+from lab.runner import Tournament, run_local  # noqa: E402
+from lab.schedule import build_schedule  # noqa: E402
+from lab.store import open_store  # noqa: E402
+
+STOCKFISH = "/usr/games/stockfish"
+BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+if not BOOK.exists():
+    BOOK = Path("/work/shared/data/openings_8ply.epd")
+DASK = str(Path(sys.executable).with_name("dask"))
+
+pytestmark = [
+    pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="needs /usr/games/stockfish"),
+    pytest.mark.timeout(240),
+]
+
+
+def experiment(out: Path, games: int, cmd: str = STOCKFISH, **extra: Any) -> Experiment:
+    """Stockfish at 200 nodes against Stockfish at 100 nodes, 15 moves at most, paired book."""
+    options = {"Threads": 1, "Hash": 16}
+    data = {
+        "name": "dask-test", "tc": "nodes=200", "concurrency": 2, "out": str(out),
+        "schedule": {"games": games},
+        "openings": {"file": str(BOOK)},
+        "adjudication": {"max_moves": 15},
+        "engines": [{"name": "sf200", "cmd": [cmd], "options": options},
+                    {"name": "sf100", "cmd": [cmd], "options": options, "tc": "nodes=100"}],
+        **extra,
+    }
+    exp = parse_experiment(data, "test.toml", out.parent)
+    exp.book = load_book_for(exp)
+    return exp
+
+
+def play(exp: Experiment, backend: Callable[..., Tournament],
+         on_game: Callable[[GameRecord], None] | None = None) -> Tournament:
+    """Run (or resume) `exp` into its folder with `backend`, as `run_experiment` drives it."""
+    with open_store(exp.out) as store:
+        store.bind_experiment(exp.name, exp.identity(), exp.config())
+        tournament = Tournament(exp, store, build_schedule(exp))
+        return backend(tournament, exp.concurrency, on_game)
+
+
+def dask(settings: DaskSettings, stream: Any = None) -> Callable[..., Tournament]:
+    return functools.partial(run_dask, settings=settings, stream=stream or io.StringIO())
+
+
+def stored(out: Path) -> tuple[Any, Any]:
+    with open_store(out) as store:
+        return store.games(), store.moves()
+
+
+def moves_by_game(moves: Any) -> dict[str, list[str]]:
+    return {gid: list(group.sort_values("ply")["move"]) for gid, group in moves.groupby("game_id")}
+
+
+def test_lab_cluster_resumes_a_local_run_and_plays_what_the_local_pool_plays(
+        tmp_path: Path) -> None:
+    """2 games locally, then the same folder resumed to 6 on the lab's own 2-worker LocalCluster,
+    equals 6 games played locally: same ids, each once, same results and moves."""
+    assert play(experiment(tmp_path / "local", 6), run_local).done == 6
+    mixed = tmp_path / "mixed"
+    play(experiment(mixed, 2), run_local)
+    stream = io.StringIO()
+    tournament = play(experiment(mixed, 6), dask(DaskSettings(n_workers=2), stream))
+    assert not tournament.failed and tournament.stop_reason is None
+    assert tournament.resumed == 2 and tournament.done == 6
+    assert "Dask scheduler tcp://127.0.0.1:" in stream.getvalue()
+    assert "2 workers" in stream.getvalue()
+
+    local_games, local_moves = stored(tmp_path / "local")
+    games, moves = stored(mixed)
+    assert len(games) == 6 and games["game_id"].is_unique
+    assert set(games["game_id"]) == set(local_games["game_id"])
+    results = dict(zip(games["game_id"], games["result"], strict=True))
+    assert results == dict(zip(local_games["game_id"], local_games["result"], strict=True))
+    assert moves_by_game(moves) == moves_by_game(local_moves)
+
+    on_dask = games[games["worker_backend"] == "dask"]
+    assert len(on_dask) == 4
+    assert on_dask["worker_address"].str.startswith("tcp://127.0.0.1:").all()
+    assert (on_dask["worker_host"] == socket.gethostname()).all()
+    assert on_dask["worker_cpu"].str.len().gt(0).all()
+    assert on_dask["worker_address"].nunique() == 2
+
+
+@pytest.fixture
+def two_workers() -> Any:
+    """A LocalCluster of two one-thread worker processes (with nannies) and a client of it."""
+    with local_cluster(DaskSettings(), 2) as cluster, Client(cluster) as client:
+        yield cluster, client
+
+
+def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None:
+    """SIGKILL a worker in the middle of a game: the game is played again elsewhere, and every
+    game ends up in the store exactly once."""
+    cluster, client = two_workers
+    killed: dict[str, str] = {}
+
+    def kill_a_busy_worker(_record: GameRecord) -> None:
+        if killed:
+            return
+        for address, keys in client.processing().items():
+            games = [key for key in keys if str(key).startswith("tempo-game-")]
+            if games:
+                pid = client.run(os.getpid, workers=[address])[address]
+                os.kill(pid, signal.SIGKILL)
+                killed.update(address=address, game_id=str(games[0]).split("-", 3)[3][:-2])
+                return
+
+    out = tmp_path / "killed"
+    settings = DaskSettings(scheduler=cluster.scheduler_address)
+    tournament = play(experiment(out, 8), dask(settings), kill_a_busy_worker)
+    assert killed, "no worker was busy when the first game finished"
+    assert not tournament.failed and tournament.done == 8
+    games, moves = stored(out)
+    assert len(games) == 8 and games["game_id"].is_unique
+    assert set(moves["game_id"]) == set(games["game_id"])
+    replayed = games.set_index("game_id").loc[killed["game_id"]]
+    assert replayed["worker_address"] != killed["address"]
+
+
+def test_a_worker_without_the_engine_is_refused_before_any_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine is a bare name found on PATH. The coordinator and the LocalCluster's worker
+    have it on their PATH; a second worker, a `dask worker` process started with the PATH
+    without it (as on a machine where it is not installed), does not."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "tempo-test-fish").symlink_to(STOCKFISH)
+    plain_path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{plain_path}")
+    with local_cluster(DaskSettings(), 1) as cluster, Client(cluster) as client:
+        good = next(iter(client.nthreads()))
+        worker = subprocess.Popen(
+            [DASK, "worker", cluster.scheduler_address, "--nthreads", "1", "--no-dashboard",
+             "--host", "127.0.0.1", "--name", "no-fish"],
+            env={**os.environ, "PATH": plain_path}, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            client.wait_for_workers(2, timeout=60)
+            bad = next(addr for addr, info in client.scheduler_info()["workers"].items()
+                       if info["name"] == "no-fish")
+            out = tmp_path / "refused"
+            settings = DaskSettings(scheduler=cluster.scheduler_address)
+            with pytest.raises(WorkerEngineError) as err:
+                play(experiment(out, 4, cmd="tempo-test-fish"), dask(settings))
+        finally:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(30)
+    message = str(err.value)
+    assert "no game was started" in message
+    assert f"worker {bad}" in message and good not in message
+    assert "engine 'sf200'" in message and "engine 'sf100'" in message
+    assert "'tempo-test-fish' not found" in message
+    games, _ = stored(out)
+    assert games.empty
+
+
+def non_loopback_address() -> str | None:
+    """This machine's address on its default route, if it has one that is not loopback."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+def listening(pids: set[int]) -> list[str]:
+    """Local addresses of the TCP sockets these processes listen on (from `ss`)."""
+    out = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[3] for line in out.splitlines()
+            if any(f"pid={pid}," in line for pid in pids)]
+
+
+def test_the_lab_cluster_listens_on_loopback_only() -> None:
+    """Scheduler, nannies, workers and the scheduler's HTTP routes: 127.0.0.1, nothing else."""
+    with local_cluster(DaskSettings(), 1) as cluster, Client(cluster) as client:
+        addresses = [cluster.scheduler_address, *client.nthreads()]
+        assert all(address.startswith("tcp://127.0.0.1:") for address in addresses)
+        if shutil.which("ss"):
+            pids = {os.getpid(), *client.run(os.getpid).values()}
+            sockets = listening(pids)
+            assert len(sockets) >= 4
+            assert all(address.startswith("127.0.0.1:") for address in sockets), sockets
+        outside = non_loopback_address()
+        if outside is None:
+            pytest.skip("no non-loopback address to try from")
+        for address in addresses:
+            port = int(address.rsplit(":", 1)[1])
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection((outside, port), timeout=5).close()
+
+
+def make_certificates(folder: Path) -> dict[str, str]:
+    """A CA and one certificate it signs (for 127.0.0.1), made with the openssl command."""
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=tempo test CA")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "lab.key", "-out", "lab.csr",
+            "-subj", "/CN=127.0.0.1")
+    (folder / "ext.cnf").write_text("subjectAltName = IP:127.0.0.1, DNS:localhost\n")
+    openssl("x509", "-req", "-in", "lab.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "lab.pem", "-days", "2", "-extfile", "ext.cnf")
+    return {"tls_ca_file": "ca.pem", "tls_cert": "lab.pem", "tls_key": "lab.key"}
+
+
+def test_a_tls_cluster_plays_and_refuses_plain_clients(tmp_path: Path) -> None:
+    """A LocalCluster with the test's certificates: clients with another CA's certificate or
+    none are refused; one with the right certificate plays."""
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    table = {"kind": "dask", **make_certificates(certs)}
+    settings = DaskSettings.from_table(table, "test.toml", base=certs)
+    with local_cluster(settings, 1) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        strangers = tmp_path / "strangers"
+        strangers.mkdir()
+        other = DaskSettings.from_table({"kind": "dask", "scheduler": address,
+                                         **make_certificates(strangers)}, "x.toml", base=strangers)
+        with pytest.raises((OSError, TimeoutError)):
+            Client(address, security=security_for(other), timeout=5)
+        with pytest.raises((OSError, TimeoutError)):
+            Client(address.replace("tls://", "tcp://"), timeout=5)
+        remote = DaskSettings.from_table({**table, "scheduler": address}, "test.toml",
+                                         base=certs)
+        stream = io.StringIO()
+        tournament = play(experiment(tmp_path / "tls", 2), dask(remote, stream))
+    assert "WARNING" not in stream.getvalue()
+    assert tournament.done == 2
+    games, _ = stored(tmp_path / "tls")
+    assert list(games["worker_address"].str[:6].unique()) == ["tls://"]
+
+
+def test_plain_tcp_off_loopback_is_warned_about(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warning comes before connecting (here to a port where nothing listens)."""
+    monkeypatch.setattr("lab.backends.dask.CONNECT_TIMEOUT_S", 2.0)
+    outside = non_loopback_address()
+    if outside is None:
+        pytest.skip("no non-loopback address")
+    with socket.socket() as free:
+        free.bind((outside, 0))
+        port = free.getsockname()[1]
+    stream = io.StringIO()
+    settings = DaskSettings(scheduler=f"tcp://{outside}:{port}")
+    with pytest.raises(Exception, match=f"cannot reach the Dask scheduler at tcp://{outside}"):
+        play(experiment(tmp_path / "open", 2), dask(settings, stream))
+    assert f"WARNING: the Dask scheduler tcp://{outside}:{port} is plain tcp://" in \
+        stream.getvalue()
