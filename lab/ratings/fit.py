@@ -410,6 +410,8 @@ def fit_ratings(
         raise ValueError(f"relative_to must be 'anchor' or 'pool', not {relative_to!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1): {confidence}")
+    if simulations < 0 or simulations == 1:
+        raise ValueError(f"simulations must be 0 (curvature) or at least 2: {simulations}")
     if isinstance(white_value, str) and white_value != "auto":
         raise ValueError(f"white advantage must be 'auto' or a number, not {white_value!r}")
     draw_value = _draw_setting(draw, the_model)

@@ -9,14 +9,13 @@ from __future__ import annotations
 import math
 import time
 
-import chess.pgn
+import chess
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import logit
 
-from lab.bench.ratings import synthetic_games
-from lab.bench.ratings import write_pgn as bench_write_pgn
+from lab.bench.ratings import synthetic_games, write_pgn
 from lab.ratings import DisconnectedPoolError, fit_ratings
 from lab.ratings.inputs import read_pgn_results, read_results
 from lab.ratings.models import BayesEloModel, OrdoModel, bayeselo_scale, draw_probability
@@ -316,19 +315,10 @@ def test_bad_input_is_named() -> None:
 # --- inputs -------------------------------------------------------------------------------------
 
 
-def write_pgn(path, frame: pd.DataFrame) -> None:
-    with open(path, "w") as handle:
-        for row in frame.itertuples():
-            game = chess.pgn.Game()
-            game.headers.update(White=row.white, Black=row.black, Result=row.result)
-            game.add_line([chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")])
-            print(game, file=handle, end="\n\n")
-
-
 def test_pgn_and_results_folder_inputs(tmp_path) -> None:
     pgn = tmp_path / "games.pgn"
     unfinished = pd.DataFrame({"white": ["A"], "black": ["B"], "result": ["*"]})
-    write_pgn(pgn, pd.concat([POOL, unfinished]))
+    write_pgn(pd.concat([POOL, unfinished]), pgn)
     read = read_pgn_results(pgn)
     assert len(read) == len(POOL) + 1
     from_pgn = fit_ratings(read).frame
@@ -360,7 +350,7 @@ def test_100k_games_fit_in_a_couple_of_seconds() -> None:
 def test_a_100k_game_pgn_file_is_read_and_fitted_in_seconds(tmp_path) -> None:
     frame = synthetic_games(np.random.default_rng(4), 100_000, 40)
     path = tmp_path / "big.pgn"
-    bench_write_pgn(frame, path)
+    write_pgn(frame, path)
     start = time.process_time()
     table = fit_ratings(read_pgn_results(path))
     elapsed = time.process_time() - start

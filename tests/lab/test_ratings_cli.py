@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import chess
-import chess.pgn
 import pandas as pd
 import pytest
 
+from lab.bench.ratings import write_pgn
 from lab.cli import main
 from lab.ratings import fit_ratings
 from lab.records import GameRecord
 from lab.stats import elo_estimate, sprt
 from lab.store import open_store
-
-
-def write_pgn(path, rows) -> None:
-    with open(path, "w") as handle:
-        for white, black, result in rows:
-            game = chess.pgn.Game()
-            game.headers.update(White=white, Black=black, Result=result)
-            print(game, file=handle, end="\n\n")
-
 
 ROWS = (
     [("A", "B", "1-0")] * 14 + [("A", "B", "1/2-1/2")] * 10 + [("B", "A", "1-0")] * 6
@@ -29,9 +20,13 @@ ROWS = (
 )
 
 
+def frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["white", "black", "result"])
+
+
 def test_ratings_table_csv_and_anchor(tmp_path, capsys) -> None:
     pgn = tmp_path / "games.pgn"
-    write_pgn(pgn, ROWS)
+    write_pgn(frame(ROWS), pgn)
     out = tmp_path / "ratings.csv"
     assert main(["ratings", str(pgn), "--anchor", "B=2000", "--white", "auto", "--csv", str(out),
                  "--los", "--head-to-head"]) == 0
@@ -40,14 +35,13 @@ def test_ratings_table_csv_and_anchor(tmp_path, capsys) -> None:
     csv = pd.read_csv(out)
     assert list(csv["player"]) == ["A", "B", "C"]
     assert csv.set_index("player").loc["B", "rating"] == 2000
-    api = fit_ratings(pd.DataFrame(ROWS, columns=["white", "black", "result"]),
-                      anchors={"B": 2000}, white="auto")
+    api = fit_ratings(frame(ROWS), anchors={"B": 2000}, white="auto")
     assert csv["rating"].to_numpy() == pytest.approx(api.frame["rating"].to_numpy(), abs=0.01)
 
 
 def test_ratings_anchor_files_and_models(tmp_path, capsys) -> None:
     pgn = tmp_path / "games.pgn"
-    write_pgn(pgn, ROWS)
+    write_pgn(frame(ROWS), pgn)
     fixed = tmp_path / "anchors.csv"
     fixed.write_text('"A",2600\n"C",2400\n')
     loose = tmp_path / "loose.csv"
@@ -69,7 +63,7 @@ def test_ratings_anchor_files_and_models(tmp_path, capsys) -> None:
 
 def test_ratings_disconnected_pool_exits_3(tmp_path, capsys) -> None:
     pgn = tmp_path / "games.pgn"
-    write_pgn(pgn, ROWS + [("P", "Q", "1-0"), ("Q", "P", "1/2-1/2")])
+    write_pgn(frame(ROWS + [("P", "Q", "1-0"), ("Q", "P", "1/2-1/2")]), pgn)
     assert main(["ratings", str(pgn)]) == 3
     err = capsys.readouterr().err
     assert "not connected" in err and "P, Q" in err
