@@ -1,4 +1,11 @@
-"""Rating fits: Ordo's and BayesElo's models, anchors, bounds, error bars (see `fit_ratings`)."""
+"""Rating fits: Ordo's and BayesElo's models, anchors, bounds, error bars (see `fit_ratings`).
+
+- `pool`: games condensed per (white, black) pairing; perfect-score purge; connectivity groups;
+  BayesElo's virtual draws.
+- `models`: the two likelihoods with their derivatives, Ordo's draw model, BayesElo's scale.
+- `fit`: Newton fits with anchors, curvature and simulated errors, LOS, head to head.
+- `table`: `RatingTable`, its CSV and Ordo-like text. `inputs`: results folders and PGN files.
+"""
 
 from lab.ratings.fit import DisconnectedPoolError, fit_ratings
 from lab.ratings.table import RatingTable
