@@ -10,6 +10,7 @@ from pathlib import Path
 
 import chess
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -49,6 +50,16 @@ def numeric(frame: pd.DataFrame, column: str) -> pd.Series:
     if column not in frame.columns:
         return pd.Series(float("nan"), index=frame.index, dtype=float)
     return pd.to_numeric(frame[column], errors="coerce").astype(float)
+
+
+def log_scale_if_wide(ax: Axes, values: pd.Series, ratio: float = 20.0) -> None:
+    """Put `ax` on a log y scale when the positive `values` span more than `ratio` (engines of
+    very different speeds, a first-move default far from what follows), else start y at 0."""
+    positive = values[values > 0]
+    if len(positive) and positive.max() > ratio * positive.min():
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
 
 
 def player_labels(moves: pd.DataFrame) -> pd.Series:

@@ -16,7 +16,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from lab.plots.figures import move_numbers, new_figure, numeric, require_columns, save_figure
+from lab.plots.figures import (
+    log_scale_if_wide,
+    move_numbers,
+    new_figure,
+    numeric,
+    require_columns,
+    save_figure,
+)
 
 #: Colour of each side's bars and lines (White cannot be drawn in white).
 SIDE_COLOURS = {"white": "tab:blue", "black": "tab:orange"}
@@ -105,17 +112,21 @@ def _clock_panel(ax: Axes, sides: list[tuple[str, pd.DataFrame, str]]) -> bool:
 
 
 def _nps_panel(ax: Axes, sides: list[tuple[str, pd.DataFrame, str]]) -> None:
+    drawn = []
     for side, rows, name in sides:
         if not _has(rows, "tm_nps_est"):
             continue
         colour = SIDE_COLOURS[side]
-        ax.plot(rows["move_number"], numeric(rows, "tm_nps_est"), "-o", color=colour,
+        drawn.append(numeric(rows, "tm_nps_est"))
+        ax.plot(rows["move_number"], drawn[-1], "-o", color=colour,
                 markersize=3, label=f"{name}: NPS estimate")
         if _has(rows, "nps"):
-            ax.plot(rows["move_number"], numeric(rows, "nps"), ":", color=colour,
+            drawn.append(numeric(rows, "nps"))
+            ax.plot(rows["move_number"], drawn[-1], ":", color=colour,
                     label=f"{name}: NPS reported")
     ax.set_title("Smooth manager: NPS estimate (§3) and the NPS the engine reported")
     ax.set_ylabel("nodes per second")
+    log_scale_if_wide(ax, pd.concat(drawn))
 
 
 def _factor_panel(ax: Axes, sides: list[tuple[str, pd.DataFrame, str]]) -> None:

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from lab.plots.figures import (
+    log_scale_if_wide,
     move_numbers,
     new_figure,
     numeric,
@@ -27,10 +28,6 @@ from lab.plots.figures import (
 
 #: Quantiles drawn as the spread band around the mean.
 SPREAD = (0.25, 0.75)
-
-#: Nodes are drawn on a log scale when the mean counts span more than this factor (engines of
-#: very different speeds on one plot).
-LOG_NODES_RATIO = 20.0
 
 _MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
 
@@ -166,11 +163,7 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         _no_data(ax_nodes, "no node counts reported")
     else:
         _band_lines(ax_nodes, nodes, colours, 1.0)
-        positive = nodes.loc[nodes["mean"] > 0, "mean"]
-        if positive.max() > LOG_NODES_RATIO * positive.min():
-            ax_nodes.set_yscale("log")
-        else:
-            ax_nodes.set_ylim(bottom=0)
+        log_scale_if_wide(ax_nodes, nodes["mean"])
         ax_nodes.legend(loc="best", fontsize="small")
     ax_nodes.grid(alpha=0.3, which="both")
 

@@ -265,6 +265,18 @@ def test_game_picture_with_telemetry_has_every_panel():
     assert list(actual.get_ydata()) == list(range(30, 0, -1))  # White made 30 moves
 
 
+def test_nps_panel_turns_logarithmic_when_the_estimate_spans_decades():
+    """The smooth manager starts from 20000 NPS (§1c); a slow engine then measures ~800."""
+    _, moves = synthetic_frames(n_games=1)
+    nps_ax = find_axes(game_time_figure(moves, "g000"), "Smooth manager: NPS")
+    assert nps_ax.get_yscale() == "linear" and nps_ax.get_ylim()[0] == 0
+    ours = moves["engine"] == "tempo"
+    moves.loc[ours, ["tm_nps_est", "nps"]] = 800.0
+    moves.loc[moves.index[0], "tm_nps_est"] = 20_000.0
+    nps_ax = find_axes(game_time_figure(moves, "g000"), "Smooth manager: NPS")
+    assert nps_ax.get_yscale() == "log"
+
+
 def test_game_picture_without_telemetry_shows_time_and_clock_only():
     _, moves = synthetic_frames(n_games=2, players=("sf-a", "sf-b"), telemetry=(False, False))
     fig = game_time_figure(moves, "g001")
