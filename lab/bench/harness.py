@@ -46,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="games at 1+0.01, concurrency = cores (default 20; 0 skips)")
     parser.add_argument("--engine", choices=("tempo", "stockfish"), default="tempo",
                         help="the engine that plays itself in the timed games (default tempo)")
+    parser.add_argument("--margin-ms", type=int, default=0,
+                        help="time margin of the timed games, ms (default 0, as fastchess)")
     parser.set_defaults(func=run)
 
 
@@ -62,7 +64,8 @@ def instant_spec(seed: int) -> EngineSpec:
                                           f"--seed={seed}"])
 
 
-def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int) -> list[GameTask]:
+def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int,
+                 margin_ms: int = 0) -> list[GameTask]:
     """`games` self-play games (white and black are two processes of `spec`), paired openings."""
     openings = read_epd(BOOK)
     black = EngineSpec(**{**spec.__dict__, "name": f"{spec.name}-b"})
@@ -72,7 +75,7 @@ def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int) -> list[Gam
         white_spec, black_spec = (spec, black) if index % 2 == 0 else (black, spec)
         tasks.append(GameTask(f"{prefix}-{index}", index // 2 + 1, white_spec, black_spec, tc,
                               opening.fen, list(opening.moves), FISHTEST_ADJUDICATION,
-                              pair_id=f"{prefix}-pair-{index // 2}"))
+                              margin_ms=margin_ms, pair_id=f"{prefix}-pair-{index // 2}"))
     return tasks
 
 
@@ -140,20 +143,24 @@ def run(args: argparse.Namespace) -> int:
     for tc, games, concurrency in runs:
         if games <= 0:
             continue
-        records, wall = play_concurrently(paired_tasks(f"bench-{tc}", spec, tc, games),
-                                          concurrency)
+        tasks = paired_tasks(f"bench-{tc}", spec, tc, games, args.margin_ms)
+        records, wall = play_concurrently(tasks, concurrency)
         forfeits = sum(record.termination == "time forfeit" for record in records)
+        overruns = [record.reason.rsplit("(", 1)[-1].split()[0] for record in records
+                    if record.termination == "time forfeit"]
         others = sorted({record.termination for record in records} - {"normal", "adjudication",
                                                                        "time forfeit"})
         moves = [move for record in records for move in record.moves]
         diff = np.array([m.elapsed_ms - m.reported_ms for m in moves if m.reported_ms is not None])
         used = np.array([m.elapsed_ms - m.telemetry["used_ms"] for m in moves
                          if "used_ms" in m.telemetry])
-        print(f"{spec.name} vs itself at {tc}, concurrency {concurrency}, {games} games:")
+        print(f"{spec.name} vs itself at {tc}, concurrency {concurrency}, {games} games, "
+              f"margin {args.margin_ms} ms:")
         print(f"  wall time {wall:.1f} s, {games / wall * 3600:.0f} games per hour, "
               f"{len(moves)} moves")
         print(f"  time losses {forfeits} of {games} ({100 * forfeits / games:.1f} %)"
-              + (f"; other faults: {', '.join(others)}" if others else ""))
+              + (f", overruns (ms): {', '.join(overruns)}" if overruns else "")
+              + (f"; other endings: {', '.join(others)}" if others else ""))
         if diff.size:
             print(_line("measured - last `info time`", diff))
         if used.size:
