@@ -114,7 +114,7 @@ def test_lab_cluster_resumes_a_local_run_and_plays_what_the_local_pool_plays(
     assert on_dask["worker_address"].nunique() == 2
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def two_workers() -> Any:
     """A LocalCluster of two one-thread worker processes (with nannies) and a client of it."""
     with local_cluster(DaskSettings(), 2) as cluster, Client(cluster) as client:
@@ -122,8 +122,8 @@ def two_workers() -> Any:
 
 
 def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None:
-    """SIGKILL a worker in the middle of a game: the game is played again elsewhere, and every
-    game ends up in the store exactly once."""
+    """SIGKILL a worker in the middle of a game: the game is played again elsewhere, every game
+    ends up in the store exactly once, and at the end the workers keep no engine running."""
     cluster, client = two_workers
     killed: dict[str, str] = {}
 
@@ -133,6 +133,7 @@ def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None
         for address, keys in client.processing().items():
             games = [key for key in keys if str(key).startswith("tempo-game-")]
             if games:
+                assert client.run(engine_children, workers=[address])[address]
                 pid = client.run(os.getpid, workers=[address])[address]
                 os.kill(pid, signal.SIGKILL)
                 killed.update(address=address, game_id=str(games[0]).split("-", 3)[3][:-2])
@@ -148,6 +149,45 @@ def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None
     assert set(moves["game_id"]) == set(games["game_id"])
     replayed = games.set_index("game_id").loc[killed["game_id"]]
     assert replayed["worker_address"] != killed["address"]
+    assert client.run(engine_children) == {address: [] for address in client.nthreads()}
+
+
+def engine_children() -> list[int]:
+    """On a worker: the process ids of its Stockfish children (the engines it keeps)."""
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)
+            name = fields[0].split("(", 1)[1]
+        except (OSError, IndexError):
+            continue
+        if fields[1].split()[1] == me and name == "stockfish":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_an_sprt_decision_cancels_the_outstanding_games(tmp_path: Path,
+                                                        two_workers: Any) -> None:
+    """Stockfish at 2000 nodes against Stockfish at one node, unpaired, SPRT [0, 400] logistic
+    with alpha = beta = 0.2: three straight wins accept H1; the other games never run."""
+    cluster, client = two_workers
+    exp = experiment(tmp_path / "sprt", 40, openings={"file": str(BOOK), "paired": False},
+                     adjudication={"resign_move_count": 2, "resign_score_cp": 500},
+                     sprt={"elo0": 0, "elo1": 400, "alpha": 0.2, "beta": 0.2,
+                           "model": "logistic"})
+    exp.engines[0].tc, exp.engines[1].tc = "nodes=2000", "nodes=1"
+    tournament = play(exp, dask(DaskSettings(scheduler=cluster.scheduler_address)))
+    assert tournament.stop_reason is not None and "H1 accepted" in tournament.stop_reason
+    assert not tournament.failed and not tournament.in_flight
+    games, _ = stored(exp.out)
+    assert 3 <= len(games) < 10 and games["game_id"].is_unique
+    assert len(tournament.pending) == 40 - len(games)
+
+    def tempo_keys(dask_scheduler: Any) -> list[str]:
+        return [str(key) for key in dask_scheduler.tasks if str(key).startswith("tempo-game")]
+
+    assert client.run_on_scheduler(tempo_keys) == []
 
 
 def test_a_worker_without_the_engine_is_refused_before_any_game(
