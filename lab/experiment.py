@@ -63,8 +63,13 @@ from lab.openings import BookError, Opening, book_format, load_book, order_book
 from lab.records import Adjudication, EngineSpec
 from timecontrol.control import TimeControlError, parse_time_control
 
-#: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists).
-BUILTIN_ENGINES = {"tempo": [sys.executable, "-m", "engine.launcher"]}
+#: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
+#: then replaces itself by the engine). `engine.launcher` has no `__main__` block, so its `main`
+#: is called explicitly.
+BUILTIN_ENGINES = {
+    "tempo": [sys.executable, "-c", "import sys; from engine.launcher import main; "
+              "sys.exit(main())"],
+}
 #: `interpreter` key of a builtin engine -> value of TEMPO_ENGINE_PYTHON.
 INTERPRETERS = ("pypy", "cpython")
 SCHEDULES = ("gauntlet", "round-robin")

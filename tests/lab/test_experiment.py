@@ -85,7 +85,7 @@ def test_builtin_engine_resolves_to_the_launcher_and_interpreter_env(tmp_path):
                         'interpreter = "cpython"\noptions', 1)
     exp = load_experiment(write(tmp_path, text))
     spec = exp.engine("a")
-    assert spec.cmd == [sys.executable, "-m", "engine.launcher"]
+    assert spec.cmd[0] == sys.executable and "engine.launcher" in " ".join(spec.cmd)
     assert spec.env == {"TEMPO_ENGINE_PYTHON": "cpython"}
 
 
