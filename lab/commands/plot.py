@@ -2,7 +2,8 @@
 
 - `time`: time used per move over all games, or with `--game ID` the one-game picture;
 - `ratings`: the fitted ratings with their error bars;
-- `score`: a gauntlet's running score (`--engine NAME`, default the player in every game).
+- `score`: a gauntlet's running score (`--engine NAME`; default: the experiment's challenger,
+  else the player in every game).
 
 Each writes into the results folder unless `--out` says where, and prints the path written.
 The plotting libraries are imported when a plot runs, so that `tempo --help` stays quick.
@@ -33,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ratings = kinds.add_parser("ratings", help="ratings with error bars")
     score = kinds.add_parser("score", help="a gauntlet's score over time")
     score.add_argument(
-        "--engine", metavar="NAME", help="whose score (default: the player in every game)"
+        "--engine", metavar="NAME",
+        help="whose score (default: the experiment's challenger, else the player in every game)"
     )
     for sub, func in ((time, _time), (ratings, _ratings), (score, _score)):
         sub.add_argument("results", type=Path, metavar="RESULTS", help="the results folder")
