@@ -242,6 +242,15 @@ def test_faults_lose_and_the_pool_restarts_the_engine(fake, tmp_path, fault, fla
         assert overrun >= 900 - 400  # the 2nd move started with at most 400 ms left
 
 
+def test_no_answer_before_go_is_a_stall_off_the_clock(fake) -> None:
+    # The start-up isready is the 1st; the new game's isready (before position and go) hangs.
+    deaf = fake("deaf", fault="deaf", at=2)
+    record = play_game(task(fake("w"), deaf, "1+0.1"), timeouts=Timeouts(ready_s=0.5))
+    assert (record.result, record.termination, record.reason) == (
+        "1-0", "stalled connection", "Black's connection stalled")
+    assert len(record.moves) == 1
+
+
 def test_time_margin_forgives_an_overrun_and_clamps_the_clock(fake) -> None:
     slow = fake("slow", fault="slow", at=1, slow_ms=700)
     strict = play_game(task(slow, fake("b"), "0.4+0.1", max_moves=2), timeouts=QUICK)

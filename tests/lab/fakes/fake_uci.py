@@ -9,7 +9,8 @@ process) it commits the `--fault`:
 * `illegal`: answers `bestmove a1b4`, well formed but never legal;
 * `malformed`: answers `bestmove zz99`;
 * `slow`: sleeps `--slow-ms` before answering (it ignores `stop` while sleeping);
-* `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake.
+* `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake;
+* `deaf`: hangs at its `--at`-th `isready` (counted instead of `go`), never answering.
 
 `--log FILE` appends every command received to FILE. With `--once FILE` the fault happens only
 if FILE does not exist yet (it is created), so a restarted process behaves.
@@ -44,6 +45,7 @@ def main() -> int:
             open(args.once, "w").close()
     board = chess.Board()
     searches = 0
+    pings = 0
     out = sys.stdout
     log = open(args.log, "a") if args.log else None
     for line in sys.stdin:
@@ -60,6 +62,10 @@ def main() -> int:
             out.write(f"id name {args.name} 1.0\nid author Tests\n"
                       "option name Hash type spin default 16 min 1 max 128\nuciok\n")
         elif command == "isready":
+            pings += 1
+            if fault == "deaf" and pings >= args.at:
+                while True:
+                    time.sleep(60)
             out.write("readyok\n")
         elif command == "position":
             if "moves" in tokens:
