@@ -8,9 +8,11 @@
 
     [levels]
     values = [1000, 1400, 1800]        # or: start = 600, stop = 2600, step = 200
+    targets = [1000, 1200, 1400]       # Elo rows of the corrected table (default: the levels)
     games = 40                         # games per level against anchors, per round (even)
     ladder_games = 20                  # games between adjacent levels, per round (0: none)
     rounds = 2                         # measure, correct, measure the correction, ...
+    passes = 2                         # 2: re-choose anchors from a first fit halfway; 1: don't
     score_window = [0.25, 0.75]        # anchors a level plays: expected score in this window
     max_anchors = 3
 
@@ -78,9 +80,11 @@ class Calibration:
     levels: list[int]
     engine: dict[str, Any]
     anchors: list[Anchor]
+    targets: list[int] = field(default_factory=list)
     games: int = 40
     ladder_games: int = 20
     rounds: int = 1
+    passes: int = 2
     score_window: tuple[float, float] = (0.25, 0.75)
     max_anchors: int = 3
     concurrency: int = 2
@@ -168,6 +172,11 @@ def _levels(table: dict, source: str) -> list[int]:
     start = _pop(table, "start", int, source, where)
     stop = _pop(table, "stop", int, source, where)
     step = _pop(table, "step", int, source, where)
+    return _grid(values, start, stop, step, source, where, "levels")
+
+
+def _grid(values: list | None, start: int | None, stop: int | None, step: int | None,
+          source: str, where: str, what: str) -> list[int]:
     if values is not None:
         if any(x is not None for x in (start, stop, step)):
             raise _error(source, where, "give 'values' or 'start'/'stop'/'step', not both")
@@ -179,7 +188,7 @@ def _levels(table: dict, source: str) -> list[int]:
                          "'step' with start <= stop")
         values = list(range(start, stop + 1, step))
     if len(values) < 2 or sorted(set(values)) != list(values):
-        raise _error(source, where, f"levels must be at least two, strictly increasing: {values}")
+        raise _error(source, where, f"{what} must be at least two, strictly increasing: {values}")
     return values
 
 
@@ -197,9 +206,21 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     cal = Calibration(name=name, tc=tc, levels=levels, engine={}, anchors=[], source=source,
                       base=base)
     where = "[levels]"
+    targets = _pop(levels_table, "targets", (list, dict), source, where)
+    if isinstance(targets, dict):
+        targets = dict(targets)
+        grid = [_pop(targets, key, int, source, f"{where}.targets")
+                for key in ("start", "stop", "step")]
+        if targets:
+            raise _error(source, f"{where}.targets", f"unknown key(s) {', '.join(targets)}")
+        cal.targets = _grid(None, *grid, source, f"{where}.targets", "targets")
+    else:
+        cal.targets = _grid(targets, None, None, None, source, where, "targets") \
+            if targets is not None else list(levels)
     cal.games = _pop(levels_table, "games", int, source, where, cal.games)
     cal.ladder_games = _pop(levels_table, "ladder_games", int, source, where, cal.ladder_games)
     cal.rounds = _pop(levels_table, "rounds", int, source, where, cal.rounds)
+    cal.passes = _pop(levels_table, "passes", int, source, where, cal.passes)
     window = _pop(levels_table, "score_window", list, source, where, list(cal.score_window))
     cal.max_anchors = _pop(levels_table, "max_anchors", int, source, where, cal.max_anchors)
     if levels_table:
@@ -209,6 +230,8 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
                      f"(games are paired); got {cal.games} and {cal.ladder_games}")
     if cal.rounds < 1 or cal.max_anchors < 1:
         raise _error(source, where, "'rounds' and 'max_anchors' must be at least 1")
+    if cal.passes not in (1, 2):
+        raise _error(source, where, f"'passes' must be 1 or 2, got {cal.passes}")
     if (len(window) != 2 or not all(isinstance(w, (int, float)) for w in window)
             or not 0 < window[0] < 0.5 < window[1] < 1):
         raise _error(source, where, f"'score_window' must be [low, high] with 0 < low < 0.5 < "
@@ -246,8 +269,9 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
             raise _error(source, "[engine]", f"table {cal.table} does not exist")
     if cal.uses_table:
         low, high = TEMPO_ELO_RANGE
-        if levels[0] < low or levels[-1] > high:
-            raise _error(source, "[levels]", f"our engine's levels must lie in {low}..{high}")
+        if levels[0] < low or levels[-1] > high or cal.targets[0] < low or cal.targets[-1] > high:
+            raise _error(source, "[levels]", f"our engine's levels and targets must lie in "
+                         f"{low}..{high}")
 
     raw = _pop(data, "anchors", list, source, "top level", [])
     if not raw:

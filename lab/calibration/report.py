@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 REPORT_NAME = "report.md"
 PLOT_NAME = "calibration.png"
+LEVELS_NAME = "levels.csv"
+ANCHORS_NAME = "anchors.csv"
 
 
 def machine() -> str:
@@ -138,20 +140,25 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
 
     last = outcome.rounds[-1]
     name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
-    if outcome.passed:
-        rows = last.params
-        what = "measured and passing the criteria"
+    if outcome.passed and last.table_played is not None:
+        text = Path(last.table_played).read_text(encoding="utf-8")
+        outcome.final = cal.out / name
+        outcome.final.write_text(f"# measured in round {last.number} and passing the criteria\n"
+                                 + text, encoding="utf-8")
     else:
-        assert last.correction is not None
-        rows = {e: r for e, r in last.correction.rows.items()
-                if not cal.uses_table or 600 <= e <= 2600}
-        what = "corrected from the last round, not yet measured"
-    outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what)
+        if outcome.passed:
+            rows, what = last.params, "measured and passing the criteria"
+        else:
+            assert last.correction is not None
+            rows, what = last.correction.rows, "corrected from the last round, not yet measured"
+        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what)
     rounds = [(round_label(r), r.measured) for r in outcome.rounds]
     plot = plot_calibration(rounds, [(a.name, a.rating) for a in cal.anchors],
                             cal.out / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")
     report = cal.out / REPORT_NAME
     report.write_text(report_text(cal, outcome, command), encoding="utf-8")
     summary = pd.concat([r.measured.assign(round=r.number) for r in outcome.rounds])
-    summary.to_csv(cal.out / "levels.csv", index=False, float_format="%.1f")
-    return [outcome.final, plot, report, cal.out / "levels.csv"]
+    summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
+    pd.DataFrame([(a.name, a.rating) for a in cal.anchors], columns=["name", "rating"]).to_csv(
+        cal.out / ANCHORS_NAME, index=False)
+    return [outcome.final, plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]

@@ -34,7 +34,6 @@ from lab.calibration.criteria import Verdict, judge
 from lab.calibration.tables import (
     INT_COLUMNS,
     KNOWLEDGE_COLUMNS,
-    read_elo_table,
     write_elo_table,
     write_level_map,
 )
@@ -43,6 +42,8 @@ from lab.ratings import DisconnectedPoolError, RatingTable, fit_ratings
 TABLE_NAME = "elo_table.csv"
 LEVEL_MAP_NAME = "level_map.csv"
 MEASURED_NAME = "measured.csv"
+#: The error given to a perfect score's bound when it enters the correction (Elo, 95 %).
+BOUND_ERROR = 400.0
 
 
 @dataclass
@@ -121,9 +122,9 @@ def _fit(cal: Calibration, folders: list[Path]) -> RatingTable | None:
                                ) from None
 
 
-def _pairs(games: int) -> tuple[int, int]:
+def _pairs(games: int, passes: int) -> tuple[int, int]:
     """Anchor games of pass 1 and pass 2 (both even: games are paired)."""
-    first = 2 * (games // 4)
+    first = 2 * (games // 4) if passes == 2 else 0
     return first, games - first
 
 
@@ -138,7 +139,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
     low, high = cal.score_window
     ladder = cal.ladder_games > 0
     folders: list[Path] = []
-    first, second = _pairs(cal.games)
+    first, second = _pairs(cal.games, cal.passes)
     estimates = [float(level) for level in levels]
     for pass_number, games in ((1, first), (2, second)):
         if games == 0:
@@ -190,10 +191,11 @@ def measured_frame(cal: Calibration, levels: list[int], params: dict[int, dict[s
             row.update(measured=measured, halfwidth=float(fit["error"]),
                        lower=float(fit["lower"]), upper=float(fit["upper"]),
                        bound=f"{fit['bound']}{fit['rating']:.0f}" if fit["bound"] else "",
+                       bound_rating=float(fit["rating"]) if fit["bound"] else math.nan,
                        games=int(fit["played"]), score=float(fit["score"]))
         else:
             row.update(measured=math.nan, halfwidth=math.nan, lower=math.nan, upper=math.nan,
-                       bound="", games=0, score=math.nan)
+                       bound="", bound_rating=math.nan, games=0, score=math.nan)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -216,18 +218,22 @@ def pooled_points(cal: Calibration, rounds: list[RoundResult]
 
     Points are ordered by the first parameter column (our engine's NPS, another engine's level
     option), which grows with strength; a setting measured in several rounds is merged into one
-    point, its measurements averaged with inverse-variance weights. Levels with only a bound
-    (a perfect score) are left out.
+    point, its measurements averaged with inverse-variance weights. A level with a perfect score
+    has only a bound (the rating it would have with one draw, as Ordo reports it): that bound is
+    used with a wide error, so it bends the curve little but keeps the level's place.
     """
     points: dict[tuple[float, ...], list[tuple[float, float]]] = {}
     columns = _param_columns(cal, rounds[0].params)
     for result in rounds:
         for row in result.measured.itertuples(index=False):
-            if not math.isfinite(row.measured):
+            value, error = row.measured, row.halfwidth
+            if not math.isfinite(value):
+                value, error = row.bound_rating, BOUND_ERROR
+            if not math.isfinite(value):
                 continue
             key = tuple(float(result.params[int(row.nominal)][c]) for c in columns)
-            error = row.halfwidth if math.isfinite(row.halfwidth) else 1e6
-            points.setdefault(key, []).append((float(row.measured), max(float(error), 1.0)))
+            error = error if math.isfinite(error) else BOUND_ERROR
+            points.setdefault(key, []).append((float(value), max(float(error), 1.0)))
     measured, errors, params = [], [], {c: [] for c in columns}
     for key in sorted(points):
         weights = [1.0 / e**2 for _, e in points[key]]
@@ -243,9 +249,12 @@ def correct_round(cal: Calibration, rounds: list[RoundResult]) -> Correction:
     """The correction from all measurements so far (see `pooled_points`)."""
     measured, params, errors = pooled_points(cal, rounds)
     if len(measured) < 2:
-        raise CalibrationError(f"{cal.source}: fewer than two levels were measured (perfect "
-                               "scores give only bounds); play more games or move the levels")
-    return correct_table(measured, params, cal.levels, errors=errors)
+        raise CalibrationError(f"{cal.source}: fewer than two levels were measured; play "
+                               "more games or move the levels")
+    try:
+        return correct_table(measured, params, cal.targets, errors=errors)
+    except ValueError as exc:
+        raise CalibrationError(f"{cal.source}: cannot correct: {exc}") from None
 
 
 def _provenance(cal: Calibration, number: int, what: str) -> list[str]:
@@ -268,23 +277,28 @@ def write_round_table(cal: Calibration, number: int, rows: dict[int, dict[str, f
 
 def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
                  ) -> tuple[list[int], dict[int, dict[str, float]], Path | None]:
-    """Levels, their parameters and the table they play with, for round `number`."""
+    """Levels, their parameters and the table they play with, for round `number`.
+
+    Round 1 plays the nominal levels with the engine's own levels (or the file's `table`); a
+    later round plays the levels that lie inside the previous correction's range with that
+    correction (levels outside it are extrapolations: the table cannot produce them).
+    """
+    folder = cal.out / f"round{number}"
     if previous is None:
-        if cal.uses_table:
-            params = _engine_params(cal, cal.levels, cal.table, cal.out / "round1")
-        else:
-            params = {lv: {cal.level_option: float(lv)} for lv in cal.levels}
-        return list(cal.levels), params, cal.table
-    table = previous.corrected
-    assert table is not None
-    if cal.uses_table:
-        frame = read_elo_table(table)
-        params = {int(e): {c: float(v) for c, v in row.items()} for e, row in frame.iterrows()}
+        levels, table = list(cal.levels), cal.table
     else:
-        frame = pd.read_csv(table, comment="#").set_index("Elo")
-        params = {int(e): {cal.level_option: float(row[cal.level_option])}
-                  for e, row in frame.iterrows()}
-    return sorted(params), params, table
+        table = previous.corrected
+        assert table is not None
+        rows = pd.read_csv(table, comment="#").set_index("Elo")
+        low, high = int(rows.index.min()), int(rows.index.max())
+        levels = [lv for lv in cal.levels if low <= lv <= high]
+        if not cal.uses_table:
+            values = rows[cal.level_option].to_numpy(float)
+            return levels, {lv: {cal.level_option: float(np.interp(lv, rows.index, values))}
+                            for lv in levels}, table
+    if cal.uses_table:
+        return levels, _engine_params(cal, levels, table, folder), table
+    return levels, {lv: {cal.level_option: float(lv)} for lv in levels}, table
 
 
 def _engine_params(cal: Calibration, levels: list[int], table: Path | None,
@@ -318,6 +332,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
     previous: RoundResult | None = None
     for number in range(1, cal.rounds + 1):
         levels, params, table = _round_setup(cal, number, previous)
+        if not levels:
+            break
         level_tables = {
             lv: dict(cal.engine, options=cal.level_options(
                 lv, value=params[lv].get(cal.level_option), table=table))
@@ -343,9 +359,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
             left_out.append(f"targets {', '.join(map(str, result.correction.above))} are above "
                             "the strongest measured level: not in this table")
         name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
-        rows = {e: r for e, r in result.correction.rows.items()}
-        if cal.uses_table:
-            rows = {e: r for e, r in rows.items() if 600 <= e <= 2600}
+        rows = result.correction.rows
         if not rows:
             raise CalibrationError(f"{cal.source}: round {number}: no target level lies inside "
                                    "the measured range; nothing to correct")

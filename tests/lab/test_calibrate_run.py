@@ -1,0 +1,154 @@
+"""Calibration files, the tables they write, and a tiny real calibration end to end."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lab.calibration import CalibrationError, load_calibration, run_calibration
+from lab.calibration.tables import read_elo_table, write_elo_table
+from lab.store import open_store
+
+STOCKFISH = "/usr/games/stockfish"
+BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+needs_stockfish = pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK),
+                                     reason="Stockfish is not installed at /usr/games/stockfish")
+
+TINY = f"""
+name = "tiny"
+tc = "nodes=1500"
+concurrency = 2
+
+[levels]
+values = [1400, 1800]
+targets = {{ start = 1000, stop = 2600, step = 20 }}
+games = 6
+ladder_games = 6
+rounds = 1
+passes = 1
+
+[engine]
+cmd = ["{STOCKFISH}"]
+options = {{ Threads = 1, Hash = 16 }}
+
+[[anchors]]
+name = "sk0"
+cmd = ["{STOCKFISH}"]
+options = {{ "Skill Level" = 0, Threads = 1, Hash = 16 }}
+rating = 1320
+
+[[anchors]]
+name = "sk3"
+cmd = ["{STOCKFISH}"]
+options = {{ "Skill Level" = 3, Threads = 1, Hash = 16 }}
+rating = 1742
+
+[openings]
+file = "{BOOK}"
+
+[adjudication]
+max_moves = 100
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "cal.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_calibration_file_is_read_and_checked(tmp_path):
+    cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))
+    assert cal.levels == [1400, 1800] and cal.targets[:3] == [1000, 1020, 1040]
+    assert cal.ratings == {"sk0": 1320, "sk3": 1742}
+    assert not cal.uses_table and cal.level_option == "UCI_Elo"
+    assert cal.level_options(1400) == {"Threads": 1, "Hash": 16, "UCI_LimitStrength": True,
+                                       "UCI_Elo": 1400}
+    exp = cal.experiment("s", [("L1400", cal.engine), ("sk0", cal.anchors[0].table)],
+                         ["L1400"], 4, tmp_path / "s", 5)
+    assert exp.openings.paired and exp.openings.order == "random" and exp.games == 4
+
+
+@pytest.mark.parametrize("change, message", [
+    (("concurrency = 2", "concurrency = 2\nspeed = 3"), "unknown key.*speed"),
+    (("values = [1400, 1800]", "values = [1800, 1400]"), r"\[levels\]: levels must be"),
+    (("games = 6", "games = 5"), r"'games' must be positive and even"),
+    (('name = "sk0"', 'name = "L1400"'), "taken by a level"),
+    (("passes = 1", "passes = 3"), "'passes' must be 1 or 2"),
+    (('tc = "nodes=1500"', 'tc = "fast"'), "bad time control"),
+    (("rating = 1320", 'rating = "high"'), "'rating' must be"),
+    (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
+    (("[engine]", '[engine]\ntable = "t.csv"'), "applies to our engine only"),
+])
+def test_bad_calibration_files_name_the_file_and_key(tmp_path, change, message):
+    path = write(tmp_path, TINY.replace(*change))
+    with pytest.raises(CalibrationError, match=message) as info:
+        load_calibration(path)
+    assert str(path) in str(info.value)
+
+
+def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
+    text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
+                        'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
+                                                        "start = 400, stop = 2600")
+    with pytest.raises(CalibrationError, match="600..2600"):
+        load_calibration(write(tmp_path, text))
+
+
+def test_elo_table_is_written_in_the_engines_format(tmp_path):
+    rows = {1000: {"NPS": 3000.4, "MoveError": 35.2, "BlunderError": 380, "BlunderPer128": 14,
+                   "mobility": 0.333333},
+            1500: {"NPS": 60000, "MoveError": 19.6, "BlunderError": 200.5, "BlunderPer128": 11,
+                   "mobility": 1.2}}
+    path = write_elo_table(tmp_path / "t.csv", rows, ["scale: test"])
+    lines = path.read_text().splitlines()
+    assert lines[0] == "# scale: test"
+    assert lines[1] == "Elo,NPS,MoveError,BlunderError,BlunderPer128,mobility"
+    assert lines[2:] == ["1000,3000,35,380,14,0.3333", "1500,60000,20,200,11,1.0000"]
+    assert list(read_elo_table(path).index) == [1000, 1500]
+    with pytest.raises(ValueError, match="outside 600..2600"):
+        write_elo_table(tmp_path / "u.csv", {500: rows[1000]})
+
+
+@pytest.mark.slow
+@needs_stockfish
+def test_tiny_calibration_end_to_end_and_resume(tmp_path):
+    cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))
+    out = io.StringIO()
+    outcome = run_calibration(cal, stream=out, command="tempo calibrate cal.toml")
+    folder = tmp_path / "out"
+    assert [p.name for p in outcome.files] == ["level_map.csv", "calibration.png", "report.md",
+                                               "levels.csv", "anchors.csv"]
+    assert (folder / "calibration.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    levels = pd.read_csv(folder / "levels.csv")
+    assert list(levels["nominal"]) == [1400, 1800]
+    # every level: 6 anchor games + 6 ladder games, all fitted at once with anchors fixed
+    assert list(levels["games"]) == [12, 12]
+    report = (folder / "report.md").read_text()
+    for line in ("A per-level accuracy", "B bias", "B RMS error", "C slope",
+                 "D monotone, gaps", "overall"):
+        assert line in report
+    assert "tempo calibrate cal.toml" in report
+    table = pd.read_csv(folder / "level_map.csv", comment="#")
+    assert list(table.columns) == ["Elo", "UCI_Elo"] and len(table) >= 1
+    # the map is monotone and lies inside the measured range (nothing extrapolated)
+    assert table["UCI_Elo"].is_monotonic_increasing
+    measured = levels["measured"].fillna(levels["bound_rating"])
+    assert table["Elo"].min() >= measured.min() - 1 and table["Elo"].max() <= measured.max() + 1
+    stages = sorted(p.parent for p in folder.rglob("tempo.sqlite"))
+    assert len(stages) == 3  # two levels against their anchors, one ladder pair
+    counts = {}
+    for stage in stages:
+        with open_store(stage) as store:
+            counts[stage] = store.game_count()
+
+    again = run_calibration(cal, stream=io.StringIO())
+    assert not again.rounds[0].measured.empty
+    for stage in stages:
+        with open_store(stage) as store:
+            assert store.game_count() == counts[stage]  # resumed: nothing replayed
+    pd.testing.assert_frame_equal(pd.read_csv(folder / "levels.csv"), levels)
