@@ -116,9 +116,9 @@ def check_workers(client: Client, specs: list[EngineSpec], plugin: str) -> list[
     reports = [future.result() for future in futures.values()]
     refused = [refusal(report) for report in reports if report.problems]
     if refused:
-        raise WorkerEngineError("engines missing or broken on Dask workers; no game was "
-                                "started (every worker needs every engine at the same path):\n"
-                                + "\n".join(refused))
+        raise WorkerEngineError("Dask workers cannot play: engines missing or broken (every "
+                                "worker needs every engine at the same path); no game was "
+                                "started:\n" + "\n".join(refused))
     return reports
 
 

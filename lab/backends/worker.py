@@ -5,7 +5,9 @@ On each worker it keeps one `lab.engine_process.EnginePool` per worker thread, s
 from game to game as in the local pool, and quits them when the worker closes or the run ends
 (the plugin is removed). A worker checks the run's engines (the `uci`/`xboard` handshake through
 `probe_engine`) before its first game, or when the coordinator's probe task asks, and remembers
-the answer; a worker lacking an engine raises `WorkerEngineError` instead of playing.
+the answer; a worker lacking an engine raises `WorkerEngineError` instead of playing. Each game's
+clocks are scaled by the worker's `TEMPO_TC_FACTOR` (`lab.backends.scaling`), and its record is
+signed with the worker's identity (address, host, CPU model, factor).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from lab.backends.config import BackendError
+from lab.backends.scaling import FACTOR_VARIABLE, FactorError, read_factor, scale_task
 from lab.engine_process import EngineError, EnginePool, probe_engine
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord, GameTask
@@ -69,6 +72,12 @@ class EngineHost(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         self.identity = worker_identity(worker)
+        self.setup_problem: str | None = None
+        try:
+            self.tc_factor = read_factor(os.environ)
+        except FactorError as err:
+            self.tc_factor, self.setup_problem = 1.0, str(err)
+        self.identity["tc_factor"] = self.tc_factor
         self.lock = threading.Lock()
         self.pools: dict[int, EnginePool] = {}
         self.busy: set[int] = set()
@@ -85,8 +94,9 @@ class EngineHost(WorkerPlugin):
             await asyncio.to_thread(pool.close)
 
     def problems(self, specs: list[EngineSpec]) -> dict[str, str]:
-        """Engine name -> why it does not start here, probing each spec once per worker."""
-        found = {}
+        """Engine name -> why it does not start here, probing each spec once per worker (and
+        `TEMPO_TC_FACTOR` -> what is wrong with it)."""
+        found = {FACTOR_VARIABLE: self.setup_problem} if self.setup_problem else {}
         for spec in specs:
             key = _spec_key(spec)
             if key not in self.checked:
@@ -143,13 +153,14 @@ def refusal(report: WorkerReport) -> str:
 
 
 def play_on_worker(task: GameTask, plugin: str) -> GameRecord:
-    """The game task: check the engines here (once), play on this thread's pool, sign it."""
+    """The game task: check the engines here (once), scale the clocks by this worker's factor,
+    play on this thread's pool, and sign the record with the worker's identity."""
     host = _host(plugin)
     problems = host.problems([task.white, task.black])
     if problems:
         report = WorkerReport(dict(host.identity), problems)
         raise WorkerEngineError(f"an engine does not start on a Dask worker:\n{refusal(report)}")
     with host.pool() as pool:
-        record = play_game(task, pool)
+        record = play_game(scale_task(task, host.tc_factor), pool)
     record.worker.update(host.identity)
     return record

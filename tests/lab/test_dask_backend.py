@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -149,7 +151,8 @@ def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None
     assert set(moves["game_id"]) == set(games["game_id"])
     replayed = games.set_index("game_id").loc[killed["game_id"]]
     assert replayed["worker_address"] != killed["address"]
-    assert client.run(engine_children) == {address: [] for address in client.nthreads()}
+    engines = client.run(engine_children)
+    assert engines and all(pids == [] for pids in engines.values()), engines
 
 
 def engine_children() -> list[int]:
@@ -324,3 +327,49 @@ def test_plain_tcp_off_loopback_is_warned_about(tmp_path: Path,
         play(experiment(tmp_path / "open", 2), dask(settings, stream))
     assert f"WARNING: the Dask scheduler tcp://{outside}:{port} is plain tcp://" in \
         stream.getvalue()
+
+
+def test_dask_command_line_cluster_with_tls_and_a_slower_worker(tmp_path: Path) -> None:
+    """docs/dask.md's commands: `dask scheduler` and `dask worker` processes with TLS; the
+    worker's TEMPO_TC_FACTOR=2 doubles its clocks, and each game records the factor."""
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    names = make_certificates(certs)
+    tls = [option for key, flag in (("tls_ca_file", "--tls-ca-file"), ("tls_cert", "--tls-cert"),
+                                    ("tls_key", "--tls-key"))
+           for option in (flag, str(certs / names[key]))]
+    info = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "start_new_session": True}
+    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                  "--protocol", "tls", "--no-dashboard", "--scheduler-file",
+                                  str(info), *tls], **quiet)
+    processes = [scheduler]
+    try:
+        for _ in range(300):
+            if info.exists() and info.stat().st_size:
+                break
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        processes.append(subprocess.Popen(
+            [DASK, "worker", address, "--nthreads", "2", "--no-dashboard", "--host",
+             "127.0.0.1", *tls], env={**os.environ, "TEMPO_TC_FACTOR": "2"}, **quiet))
+        settings = DaskSettings.from_table({"kind": "dask", "scheduler": address, **names},
+                                           "test.toml", base=certs)
+        exp = experiment(tmp_path / "cli", 4)
+        exp.tc = "0.5+0.01"
+        for spec in exp.engines:
+            spec.tc = None
+        tournament = play(exp, dask(settings))
+    finally:
+        for process in reversed(processes):
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(30)
+    assert tournament.done == 4 and not tournament.failed
+    games, moves = stored(exp.out)
+    assert set(games["white_tc"]) == set(games["black_tc"]) == {"1+0.02"}
+    assert (games["worker_tc_factor"] == 2.0).all()
+    assert games["worker_address"].nunique() == 1
+    assert games["worker_address"].iloc[0].startswith("tls://127.0.0.1:")
+    first = moves[moves["ply"] == moves.groupby("game_id")["ply"].transform("min")]
+    assert (first["clock_before_ms"] == 1000 + 20).all()  # the first increment is on the clock
