@@ -142,6 +142,19 @@ def test_commands_sent_with_periods_and_book(fake, tmp_path) -> None:
     assert "ucinewgame" in black_log.read_text()
 
 
+def test_the_pool_keeps_engines_between_games_with_ucinewgame(fake, tmp_path) -> None:
+    log = tmp_path / "w.log"
+    white, black = fake("w", log=log), fake("b")
+    with EnginePool() as pool:
+        records = [play_game(task(white, black, "1+0.1", game_id=f"g{n}", max_moves=2), pool)
+                   for n in range(4)]
+        assert pool.started == 2 and len(pool.idle_pids()) == 2
+    assert all(r.termination == "adjudication" and len(r.moves) == 4 for r in records)
+    commands = [line.split()[0] for line in log.read_text().splitlines()]
+    assert commands.count("uci") == 1 and commands.count("ucinewgame") == 4
+    assert commands[-1] == "quit"
+
+
 def test_startpos_time_odds_and_per_move_limits(fake, tmp_path) -> None:
     white_log, black_log = tmp_path / "w.log", tmp_path / "b.log"
     game = task(fake("w", tc="st=0.2", log=white_log), fake("b", tc="nodes=500", log=black_log),
