@@ -193,34 +193,45 @@ def test_an_sprt_decision_cancels_the_outstanding_games(tmp_path: Path,
     assert client.run_on_scheduler(tempo_keys) == []
 
 
-def test_a_worker_without_the_engine_is_refused_before_any_game(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine is a bare name found on PATH. The coordinator and the LocalCluster's worker
-    have it on their PATH; a second worker, a `dask worker` process started with the PATH
-    without it (as on a machine where it is not installed), does not."""
+@pytest.fixture
+def fish_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A LocalCluster whose one worker finds the engine `tempo-test-fish` on its PATH, as the
+    coordinator does, and `add_fishless()`: a `dask worker` process started with the PATH
+    without it (as on a machine where it is not installed); it returns that worker's address."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "tempo-test-fish").symlink_to(STOCKFISH)
     plain_path = os.environ["PATH"]
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{plain_path}")
+    started: list[subprocess.Popen[bytes]] = []
     with local_cluster(DaskSettings(), 1) as cluster, Client(cluster) as client:
-        good = next(iter(client.nthreads()))
-        worker = subprocess.Popen(
-            [DASK, "worker", cluster.scheduler_address, "--nthreads", "1", "--no-dashboard",
-             "--host", "127.0.0.1", "--name", "no-fish"],
-            env={**os.environ, "PATH": plain_path}, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
+
+        def add_fishless() -> str:
+            started.append(subprocess.Popen(
+                [DASK, "worker", cluster.scheduler_address, "--nthreads", "1", "--no-dashboard",
+                 "--host", "127.0.0.1", "--name", "no-fish"],
+                env={**os.environ, "PATH": plain_path}, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True))
             client.wait_for_workers(2, timeout=60)
-            bad = next(addr for addr, info in client.scheduler_info()["workers"].items()
-                       if info["name"] == "no-fish")
-            out = tmp_path / "refused"
-            settings = DaskSettings(scheduler=cluster.scheduler_address)
-            with pytest.raises(WorkerEngineError) as err:
-                play(experiment(out, 4, cmd="tempo-test-fish"), dask(settings))
+            return next(addr for addr, info in client.scheduler_info()["workers"].items()
+                        if info["name"] == "no-fish")
+
+        try:
+            yield cluster, next(iter(client.nthreads())), add_fishless
         finally:
-            os.killpg(worker.pid, signal.SIGTERM)
-            worker.wait(30)
+            for worker in started:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(30)
+
+
+def test_a_worker_without_the_engine_is_refused_before_any_game(
+        tmp_path: Path, fish_cluster: Any) -> None:
+    cluster, good, add_fishless = fish_cluster
+    bad = add_fishless()
+    out = tmp_path / "refused"
+    settings = DaskSettings(scheduler=cluster.scheduler_address)
+    with pytest.raises(WorkerEngineError) as err:
+        play(experiment(out, 4, cmd="tempo-test-fish"), dask(settings))
     message = str(err.value)
     assert "no game was started" in message
     assert f"worker {bad}" in message and good not in message
@@ -228,6 +239,29 @@ def test_a_worker_without_the_engine_is_refused_before_any_game(
     assert "'tempo-test-fish' not found" in message
     games, _ = stored(out)
     assert games.empty
+
+
+def test_a_worker_without_the_engine_joining_later_stops_the_run(
+        tmp_path: Path, fish_cluster: Any) -> None:
+    """It joins after the first game: it checks the engines before its first game and refuses;
+    the run stops as failed, naming it, and its game is not lost (it stays pending)."""
+    cluster, good, add_fishless = fish_cluster
+    joined: list[str] = []
+
+    def join_once(_record: GameRecord) -> None:
+        if not joined:
+            joined.append(add_fishless())
+
+    settings = DaskSettings(scheduler=cluster.scheduler_address)
+    exp = experiment(tmp_path / "late", 8, cmd="tempo-test-fish")
+    tournament = play(exp, dask(settings), join_once)
+    assert tournament.failed and tournament.stop_reason is not None
+    assert f"worker {joined[0]}" in tournament.stop_reason
+    assert "'tempo-test-fish' not found" in tournament.stop_reason
+    games, _ = stored(exp.out)
+    assert 1 <= len(games) < 8 and games["game_id"].is_unique
+    assert set(games["worker_address"]) == {good}
+    assert len(tournament.pending) == 8 - len(games)
 
 
 def non_loopback_address() -> str | None:
