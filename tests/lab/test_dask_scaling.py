@@ -45,3 +45,24 @@ def test_scale_task_scales_the_game_and_each_engine_override() -> None:
     assert (scaled.tc, scaled.white.tc, scaled.black.tc) == ("20+0.2", "10+0.1", None)
     assert (task.tc, task.white.tc) == ("10+0.1", "5+0.05")
     assert scale_task(task, 1.0) is task
+
+
+def test_a_bad_factor_refuses_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker plugin reads TEMPO_TC_FACTOR at setup; a bad one is a probe problem naming it."""
+    pytest.importorskip("distributed")
+    from types import SimpleNamespace
+
+    from lab.backends.worker import EngineHost, WorkerReport, refusal
+
+    worker = SimpleNamespace(address="tcp://10.0.0.7:4000", name="w7",
+                             state=SimpleNamespace(nthreads=2))
+    monkeypatch.setenv("TEMPO_TC_FACTOR", "fast")
+    host = EngineHost()
+    host.setup(worker)
+    problems = host.problems([])
+    assert problems == {"TEMPO_TC_FACTOR": "TEMPO_TC_FACTOR='fast' is not a positive number"}
+    line = refusal(WorkerReport(host.identity, problems))
+    assert line.startswith("  worker tcp://10.0.0.7:4000 (host ") and "'fast'" in line
+    monkeypatch.setenv("TEMPO_TC_FACTOR", "1.5")
+    host.setup(worker)
+    assert host.problems([]) == {} and host.identity["tc_factor"] == 1.5
