@@ -19,16 +19,19 @@ TIME_PLOT_NAME = "time_usage.png"
 
 @dataclass
 class Report:
-    """The files written and the ratings table's text (empty when there were no games)."""
+    """The files written, the ratings table's text (empty when there were no games) and notes
+    on what could not be written (a rating fit that fails on a tiny or disconnected pool must
+    not cost the run its PGN and moves, which are written first)."""
 
     files: list[Path] = field(default_factory=list)
     ratings: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def write_report(store: Store, folder: str | Path, event: str) -> Report:
     """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot."""
     from lab.plots.time_usage import plot_time_usage
-    from lab.ratings import fit_ratings
+    from lab.ratings import DisconnectedPoolError, fit_ratings
 
     folder = Path(folder)
     report = Report()
@@ -38,10 +41,14 @@ def write_report(store: Store, folder: str | Path, event: str) -> Report:
     decided = games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
     if decided.empty:
         return report
-    table = fit_ratings(decided)
-    table.to_csv(folder / RATINGS_NAME)
-    report.files.append(folder / RATINGS_NAME)
-    report.ratings = str(table)
+    try:
+        table = fit_ratings(decided)
+    except (ArithmeticError, ValueError, DisconnectedPoolError) as exc:
+        report.notes.append(f"ratings.csv not written: the rating fit failed: {exc!r}")
+    else:
+        table.to_csv(folder / RATINGS_NAME)
+        report.files.append(folder / RATINGS_NAME)
+        report.ratings = str(table)
     moves = store.moves()
     if not moves.empty:
         report.files.append(plot_time_usage(moves, games, folder / TIME_PLOT_NAME))

@@ -55,6 +55,8 @@ def execute(load, args: argparse.Namespace) -> int:
         return 130
     if outcome.report.ratings:
         print(outcome.report.ratings)
+    for note in outcome.report.notes:
+        print(f"tempo: {note}", file=sys.stderr)
     print(f"results: {experiment.out}")
     return outcome.exit_code
 

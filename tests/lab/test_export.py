@@ -131,3 +131,21 @@ def test_moves_table_csv_and_parquet(store, tmp_path):
         assert tmp_path / "moves.parquet" in written
         parquet = pd.read_parquet(tmp_path / "moves.parquet")
         assert parquet["move"].tolist() == csv["move"].tolist()
+
+
+def test_report_writes_pgn_and_moves_even_when_the_rating_fit_cannot(tmp_path):
+    from lab.report import write_report
+
+    win = game("r0001-e01-g0", chess.STARTING_FEN, [], [("e4", {"elapsed_ms": 5.0})],
+               "1-0", "adjudication", "White wins by adjudication")
+    draw = game("r0001-e01-g1", chess.STARTING_FEN, [], [("d4", {"elapsed_ms": 5.0})],
+                "1/2-1/2", "adjudication", "Draw by adjudication")
+    draw.white, draw.black = "B", "A"
+    with open_store(tmp_path) as store:
+        store.add_game(win)
+        store.add_game(draw)
+        report = write_report(store, tmp_path, "t")
+    assert (tmp_path / "games.pgn").exists() and (tmp_path / "moves.csv").exists()
+    assert bool(report.ratings) != bool(report.notes)
+    if report.ratings:
+        assert (tmp_path / "ratings.csv").exists() and "A" in report.ratings

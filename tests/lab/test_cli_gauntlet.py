@@ -1,0 +1,115 @@
+"""`tempo gauntlet` and `tempo match` on the command line: outputs, exit codes, resume, refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess.pgn
+
+from lab.cli import main
+from lab.store import open_store
+
+BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+
+EXPERIMENT = """
+name = "cli"
+tc = "nodes=1500"
+concurrency = 2
+
+[schedule]
+challengers = ["sf1"]
+games = 2
+
+[openings]
+file = "{book}"
+
+[adjudication]
+resign_move_count = 3
+resign_score_cp = 500
+max_moves = 80
+
+[[engines]]
+name = "sf1"
+cmd = ["/usr/games/stockfish"]
+options = {{ "Skill Level" = {skill}, Threads = 1, Hash = 16 }}
+
+[[engines]]
+name = "sf0"
+cmd = ["/usr/games/stockfish"]
+options = {{ "Skill Level" = 0, Threads = 1, Hash = 16 }}
+"""
+
+
+def write(tmp_path: Path, skill: int = 1, extra: str = "") -> Path:
+    path = tmp_path / f"cli{skill}.toml"
+    path.write_text(EXPERIMENT.format(book=BOOK, skill=skill) + extra)
+    return path
+
+
+def pgn_count(path: Path) -> int:
+    with open(path) as handle:
+        return sum(1 for _ in iter(lambda: chess.pgn.read_game(handle), None))
+
+
+def test_gauntlet_runs_resumes_and_refuses_another_experiment(tmp_path, capsys):
+    out = tmp_path / "out"
+    path = write(tmp_path)
+    assert main(["gauntlet", str(path), "--out", str(out), "--plain"]) == 0
+    captured = capsys.readouterr()
+    assert "cli: 2 games" in captured.err and "2/2 games" in captured.err
+    assert "RATING" in captured.out and f"results: {out}" in captured.out
+    for name in ("tempo.sqlite", "games.pgn", "moves.csv", "ratings.csv", "time_usage.png"):
+        assert (out / name).exists(), name
+
+    # the same experiment with more games resumes: the two games are kept, two are added
+    with open_store(out) as store:
+        first_two = set(store.finished_ids())
+    assert main(["gauntlet", str(path), "--out", str(out), "--games", "4", "--plain"]) == 0
+    assert "resuming with 2 done" in capsys.readouterr().err
+    with open_store(out) as store:
+        assert first_two < store.finished_ids() and store.game_count() == 4
+    assert pgn_count(out / "games.pgn") == 4
+
+    # another experiment (a different option) into the same folder is refused, nothing changes
+    other = write(tmp_path, skill=3)
+    assert main(["gauntlet", str(other), "--out", str(out), "--plain"]) == 2
+    assert "holds another experiment" in capsys.readouterr().err
+    with open_store(out) as store:
+        assert store.game_count() == 4
+    assert main(["gauntlet", str(other), "--out", str(out), "--overwrite", "--plain"]) == 0
+    with open_store(out) as store:
+        assert store.game_count() == 2
+    assert pgn_count(out / "games.pgn") == 2
+
+
+def test_invalid_experiment_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "never"
+    path = write(tmp_path, extra='\n[sprt]\nelo0 = 0\nelo1 = 5\nalpha = 1.5\n')
+    assert main(["gauntlet", str(path), "--out", str(out)]) == 2
+    assert "alpha and beta" in capsys.readouterr().err
+    bad_tc = write(tmp_path)
+    assert main(["gauntlet", str(bad_tc), "--out", str(out), "--tc", "fast"]) == 2
+    assert "bad time control" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_match_quick_form(tmp_path, capsys):
+    out = tmp_path / "m"
+    code = main(["match", "stockfish:Skill Level=1", "stockfish:Skill Level=0", "--tc",
+                 "nodes=1000", "--games", "2", "--book", str(BOOK), "--out", str(out),
+                 "--concurrency", "1", "--plain"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "match-stockfish-Skill Level=1-vs-stockfish-Skill Level=0: 2 games" in err
+    with open_store(out) as store:
+        games = store.games()
+        engines = store.engines()
+    assert len(games) == 2 and set(games["white"]) == set(engines["name"])
+    assert pgn_count(out / "games.pgn") == 2
+
+
+def test_match_with_a_missing_engine_fails_cleanly(tmp_path, capsys):
+    out = tmp_path / "m"
+    assert main(["match", "stockfish", "no-such-engine-here", "--out", str(out)]) == 2
+    assert "no-such-engine-here" in capsys.readouterr().err
+    assert not out.exists()
