@@ -152,3 +152,24 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
         with open_store(stage) as store:
             assert store.game_count() == counts[stage]  # resumed: nothing replayed
     pd.testing.assert_frame_equal(pd.read_csv(folder / "levels.csv"), levels)
+
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+@pytest.mark.parametrize("path", sorted(EXPERIMENTS.glob("*.toml")), ids=lambda p: p.name)
+def test_the_experiment_library_loads_and_is_documented(path):
+    import tomllib
+
+    from lab.experiment import load_experiment
+
+    data = tomllib.loads(path.read_text())
+    if "levels" in data:
+        cal = load_calibration(path)
+        assert cal.anchors and len(cal.levels) >= 2
+    else:
+        assert load_experiment(path).engines
+    head = path.read_text().split("\nname = ")[0]
+    assert head.startswith("#") and "tempo " in head  # what to run, at the top
+    if path.name != "demo.toml":
+        assert "How long" in head and "Afterwards" in head and "Question" in head

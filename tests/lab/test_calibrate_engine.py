@@ -1,0 +1,122 @@
+"""Our engine as the calibrated engine: its parameters read from its `debug on` dump, the
+tables the calibration writes loaded through `EloTable`, and a tiny calibration end to end."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lab.calibration import load_calibration, run_calibration
+from lab.calibration.probe import (
+    ProbeError,
+    check_table_loads,
+    level_parameters,
+    probe_level,
+)
+from lab.calibration.tables import write_elo_table
+from lab.experiment import BUILTIN_ENGINES
+from lab.records import EngineSpec
+
+STOCKFISH = "/usr/games/stockfish"
+BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+TEMPO = EngineSpec("tempo", list(BUILTIN_ENGINES["tempo"]))
+LIMIT = {"UCI_LimitStrength": True}
+
+
+def test_formula_parameters_come_from_the_engine():
+    # reference/elo_limit.md §1.2: MadChess 3.2 beta at 1200 and 1600 Elo, and the 1075 example.
+    params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (1075, 1200, 1600)})
+    assert [params[1200][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+        [16700, 27, 276, 13]
+    assert [params[1600][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+        [125500, 16, 147, 11]
+    assert [params[1075][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+        [6863, 31, 330, 13]
+    # §1.5: knowledge per 128 at 1200 (passed pawns full, king safety 96, mobility 64)
+    assert params[1200]["passed_pawns"] == 1.0
+    assert params[1200]["king_safety"] == 96 / 128 and params[1200]["mobility"] == 64 / 128
+
+
+def test_a_written_table_is_what_the_engine_plays(tmp_path):
+    rows = {1000: {"NPS": 2500, "MoveError": 40, "BlunderError": 420, "BlunderPer128": 15,
+                   "mobility": 0.25},
+            1500: {"NPS": 40000, "MoveError": 22, "BlunderError": 230, "BlunderPer128": 12,
+                   "mobility": 0.75}}
+    path = write_elo_table(tmp_path / "table.csv", rows, ["test table"])
+    for elo, row in rows.items():
+        dumped = check_table_loads(TEMPO, path, elo).params
+        for column in ("NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"):
+            assert dumped[column] == row[column], (elo, column)
+
+
+def test_a_broken_table_is_reported_with_the_engines_words(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Elo,NPS,MoveError,BlunderError\n1000,1,2,3\n")
+    with pytest.raises(ProbeError, match="BlunderPer128"):
+        check_table_loads(TEMPO, bad, 1000)
+    result = probe_level(TEMPO, {**LIMIT, "UCI_Elo": 1400})
+    assert not result.errors
+
+
+TINY_TEMPO = f"""
+name = "tiny-tempo"
+tc = "1+0.01"
+concurrency = 2
+margin_ms = 200
+
+[levels]
+values = [800, 2000]
+targets = {{ start = 600, stop = 2600, step = 20 }}
+games = 6
+ladder_games = 6
+rounds = 1
+passes = 1
+
+[engine]
+builtin = "tempo"
+options = {{ Hash = 16 }}
+
+[[anchors]]
+name = "sf1350"
+cmd = ["{STOCKFISH}"]
+options = {{ UCI_LimitStrength = true, UCI_Elo = 1350, Threads = 1, Hash = 16 }}
+rating = 1320
+
+[[anchors]]
+name = "sf1600"
+cmd = ["{STOCKFISH}"]
+options = {{ UCI_LimitStrength = true, UCI_Elo = 1600, Threads = 1, Hash = 16 }}
+rating = 1610
+
+[openings]
+file = "{BOOK}"
+
+[adjudication]
+max_moves = 80
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="needs Stockfish")
+def test_tiny_calibration_of_our_engine_writes_a_table_it_loads(tmp_path):
+    path = tmp_path / "cal.toml"
+    path.write_text(TINY_TEMPO)
+    cal = load_calibration(path, out=str(tmp_path / "out"))
+    outcome = run_calibration(cal, stream=io.StringIO())
+    table = outcome.final
+    assert table is not None and table.name == "elo_table.csv"
+    assert (tmp_path / "out" / "calibration.png").read_bytes()[:4] == b"\x89PNG"
+    rows = pd.read_csv(table, comment="#").set_index("Elo")
+    assert list(rows.columns[:4]) == ["NPS", "MoveError", "BlunderError", "BlunderPer128"]
+    assert rows["NPS"].is_monotonic_increasing and rows["MoveError"].is_monotonic_decreasing
+    # the two levels' own parameters bracket every corrected row
+    params = outcome.rounds[0].params
+    assert params[800]["NPS"] <= rows["NPS"].min() <= rows["NPS"].max() <= params[2000]["NPS"]
+    elo = int(rows.index[len(rows) // 2])
+    dumped = check_table_loads(TEMPO, table, elo).params
+    assert dumped["NPS"] == rows.loc[elo, "NPS"]
+    assert dumped["BlunderError"] == rows.loc[elo, "BlunderError"]
