@@ -52,7 +52,13 @@ from typing import Any
 import tomllib
 
 from lab.calibration.criteria import Thresholds
-from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, parse_experiment
+from lab.experiment import (
+    BUILTIN_ENGINES,
+    Experiment,
+    ExperimentError,
+    load_book_for,
+    parse_experiment,
+)
 
 #: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).
 TEMPO_ELO_RANGE = (600, 2600)
@@ -145,8 +151,6 @@ class Calibration:
             exp = parse_experiment(data, f"{self.source} [{stage}]", self.base)
         except ExperimentError as exc:
             raise CalibrationError(str(exc)) from None
-        from lab.experiment import load_book_for
-
         exp.book = load_book_for(exp)
         return exp
 

@@ -9,6 +9,7 @@ string error` line (a table that does not load, a bad option) is raised with the
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -62,11 +63,7 @@ def _option_text(value: Any) -> str:
 def converse(spec: EngineSpec, lines: Iterable[str], until: str = "bestmove",
              timeout: float = 60.0) -> list[str]:
     """Send `lines` to the engine, read its output until a line starting with `until`."""
-    env = None
-    if spec.env:
-        import os
-
-        env = {**os.environ, **spec.env}
+    env = {**os.environ, **spec.env} if spec.env else None
     process = subprocess.Popen(spec.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, cwd=spec.cwd, env=env)
     assert process.stdin is not None and process.stdout is not None

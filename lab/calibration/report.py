@@ -54,9 +54,9 @@ def round_label(result: RoundResult) -> str:
 
 
 def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
-    from lab.calibration.run import _param_columns
+    from lab.calibration.run import param_columns
 
-    columns = _param_columns(cal, result.params)[:4]
+    columns = param_columns(cal, result.params)[:4]
     head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in result.measured.itertuples(index=False):

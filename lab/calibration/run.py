@@ -205,7 +205,8 @@ def _anchor_range(cal: Calibration) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def _param_columns(cal: Calibration, params: dict[int, dict[str, float]]) -> list[str]:
+def param_columns(cal: Calibration, params: dict[int, dict[str, float]]) -> list[str]:
+    """The columns a correction interpolates: the table's, or the level option."""
     if not cal.uses_table:
         return [cal.level_option]
     first = next(iter(params.values()))
@@ -223,7 +224,7 @@ def pooled_points(cal: Calibration, rounds: list[RoundResult]
     used with a wide error, so it bends the curve little but keeps the level's place.
     """
     points: dict[tuple[float, ...], list[tuple[float, float]]] = {}
-    columns = _param_columns(cal, rounds[0].params)
+    columns = param_columns(cal, rounds[0].params)
     for result in rounds:
         for row in result.measured.itertuples(index=False):
             value, error = row.measured, row.halfwidth

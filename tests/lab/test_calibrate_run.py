@@ -173,3 +173,14 @@ def test_the_experiment_library_loads_and_is_documented(path):
     assert head.startswith("#") and "tempo " in head  # what to run, at the top
     if path.name != "demo.toml":
         assert "How long" in head and "Afterwards" in head and "Question" in head
+
+
+def test_tempo_calibrate_reports_a_bad_file_and_exits_2(tmp_path, capsys):
+    from lab.cli import main
+
+    path = write(tmp_path, TINY.replace("games = 6", "games = 0"))
+    assert main(["calibrate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "'games' must be positive" in err
+    assert main(["calibrate", str(tmp_path / "missing.toml")]) == 2
+    assert "calibration file not found" in capsys.readouterr().err
