@@ -125,3 +125,17 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
         + (f" except {', '.join(bad_gaps)}" if bad_gaps else ""),
     ))
     return verdict
+
+
+def head_to_head(gap: float, score: float, games: int, min_games: int = 400,
+                 tolerance: float = 5.0) -> tuple[float, str]:
+    """The §5 (D) cross-check of two levels `gap` nominal Elo apart that met directly.
+
+    Returns the predicted score in % (logistic, 1/(1 + 10^(−gap/400)): +100 → 64.0, +200 →
+    76.0) and "pass"/"FAIL" when the observed `score` (%) lies within ± `tolerance` points of it
+    over at least `min_games` games, or "too few games" below that.
+    """
+    predicted = 100.0 / (1.0 + 10.0 ** (-gap / 400.0))
+    if games < min_games:
+        return predicted, f"too few games ({games} < {min_games})"
+    return predicted, "pass" if abs(score - predicted) <= tolerance else "FAIL"

@@ -73,6 +73,27 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
     return lines
 
 
+def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
+    """The §5 (D) head-to-head cross-check for adjacent levels that played each other."""
+    from lab.calibration.criteria import head_to_head
+
+    h2h = result.ratings.head_to_head.set_index(["player", "opponent"])
+    lines = []
+    for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
+        key = (cal.level_name(high), cal.level_name(low))
+        if key not in h2h.index:
+            continue
+        row = h2h.loc[key]
+        predicted, status = head_to_head(high - low, float(row["score"]), int(row["games"]))
+        lines.append(f"- head to head {key[0]} vs {key[1]}: {row['score']:.1f} % over "
+                     f"{int(row['games'])} games, nominal gap predicts {predicted:.1f} % "
+                     f"(± 5): {status}")
+    if lines:
+        lines.insert(0, "")
+        lines.insert(1, "Ladder cross-check (reference §5 D, judged from 400 games on):")
+    return lines
+
+
 def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                 ) -> str:
     """The whole report as Markdown."""
@@ -106,6 +127,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         for name, ok, detail in verdict.lines:
             lines.append(f"- {'PASS' if ok else 'FAIL'} {name}: {detail}")
         lines.append(f"- **{'PASS' if verdict.passed else 'FAIL'}** overall")
+        lines += _ladder_lines(cal, result)
         correction = result.correction
         if correction is not None:
             lines.append("")

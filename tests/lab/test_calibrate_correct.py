@@ -170,3 +170,11 @@ def test_levels_outside_the_anchor_range_are_extrapolated_not_judged():
     assert [lv.extrapolated for lv in verdict.levels] == ["below", "below", "", ""]
     assert verdict.passed  # the two judged levels are exact; the extrapolated are not counted
     assert not any(lv.passed for lv in verdict.levels[:2])
+
+
+def test_head_to_head_cross_check_uses_the_reference_predictions():
+    from lab.calibration.criteria import head_to_head
+
+    assert head_to_head(100, 66.0, 400) == (pytest.approx(64.0, abs=0.05), "pass")
+    assert head_to_head(200, 70.0, 500) == (pytest.approx(76.0, abs=0.05), "FAIL")
+    assert head_to_head(200, 76.0, 40)[1] == "too few games (40 < 400)"
