@@ -9,12 +9,13 @@ follow Ordo (reference §5.1); the virtual-draw prior and the draw band follow B
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import LinAlgError, solve
+from scipy.linalg import LinAlgError, LinAlgWarning, solve
 from scipy.stats import norm
 
 from lab.ratings.models import (
@@ -32,6 +33,8 @@ from lab.ratings.table import RatingTable
 
 #: Ordo's default pool average (reference §5.1); BayesElo centres its ratings on 0.
 ORDO_AVERAGE = 2300.0
+#: A fitted parameter this far (rating points) from the others means the maximum is at infinity.
+RUNAWAY = 10_000.0
 
 
 class DisconnectedPoolError(ValueError):
@@ -71,6 +74,7 @@ class CoreFit:
     draw: float  # Ordo: D_eq; BayesElo: drawelo
     cov: np.ndarray  # over players, then white, then draw; zero where fixed
     groups: list[list[int]]
+    draw_fitted: bool
 
 
 # --- Likelihood and its derivatives -------------------------------------------------------------
@@ -121,7 +125,8 @@ def _maximise(pool: Pool, spec: FitSpec, theta: np.ndarray, free: np.ndarray) ->
     """Newton's method with a backtracking line search on the free entries of θ.
 
     Both log-likelihoods are concave in (ratings, advantage[, drawelo]), so this converges from
-    any start where the objective is finite.
+    any start where the objective is finite, unless the maximum lies at infinity: then a
+    parameter runs past `RUNAWAY` points and a ValueError says so.
     """
     idx = np.flatnonzero(free)
     if len(idx) == 0:
@@ -131,22 +136,36 @@ def _maximise(pool: Pool, spec: FitSpec, theta: np.ndarray, free: np.ndarray) ->
         g = grad[idx]
         neg_h = -hess[np.ix_(idx, idx)]
         try:
-            step = solve(neg_h, g, assume_a="pos")
-        except (LinAlgError, ValueError):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", LinAlgWarning)
+                step = solve(neg_h, g, assume_a="pos")
+        except (LinAlgError, LinAlgWarning, ValueError):
             step = np.linalg.lstsq(neg_h, g, rcond=None)[0]
-        slope = float(g @ step)
+        decrement = float(g @ step)  # Newton decrement²: twice the expected gain
+        if decrement <= 0.0:
+            break
         size = 1.0
-        while True:
+        while size > 1e-12:
             trial = theta.copy()
             trial[idx] += size * step
-            ok = not (spec.model.has_draw_param and trial[pool.n + 1] <= 0)
+            ok = not (free[pool.n + 1] and trial[pool.n + 1] <= 0)  # drawelo > 0
             new = _evaluate(pool, spec, trial, hessian=False)[0] if ok else -math.inf
-            if new >= value + 1e-4 * size * slope or size < 1e-12:
+            if new >= value + 1e-4 * size * decrement:
                 break
             size /= 2
+        else:
+            break  # no ascent left along Newton's direction: at the maximum to rounding
         theta = trial
-        if float(np.max(np.abs(size * step))) < 1e-8 or abs(new - value) < 1e-12 * abs(value):
-            break
+        ratings = theta[idx[idx < pool.n]]
+        spread = float(np.ptp(ratings)) if len(ratings) else 0.0
+        if max(spread, abs(theta[pool.n]), abs(theta[pool.n + 1])) > RUNAWAY:
+            raise ValueError(
+                f"the {spec.model.name} fit has no finite maximum on these results (a rating, "
+                "the white advantage or drawelo runs off): fix the draw rate or the white "
+                "advantage, or add games"
+            )
+        if decrement < 1e-14:
+            break  # that full Newton step landed on the maximum (quadratic convergence)
         value, grad, hess = _evaluate(pool, spec, theta)
     return theta
 
@@ -181,6 +200,11 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     fit_pool = pool.subset(inside)
 
     fit_white, fit_draw = _free_params(spec)
+    if fit_draw and fit_pool.wins.sum() + fit_pool.losses.sum() == 0:
+        raise ValueError("BayesElo's drawelo cannot be fitted without a decisive game: "
+                         "give the draw rate")
+    if fit_draw and fit_pool.draws.sum() == 0:
+        fit_draw = False  # without draws the likelihood is highest at drawelo = 0
     start = np.mean(list(spec.fixed.values()) + [m for m, _ in spec.loose.values()] or [0.0])
     theta = np.full(n + 2, float(start))
     theta[n] = BAYESELO_ADVANTAGE if fit_white and model.has_draw_param else spec.white or 0.0
@@ -208,7 +232,13 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     idx = np.flatnonzero(free)
     cov = np.zeros((n + 2, n + 2))
     if len(idx):
-        h_inv = np.linalg.pinv(-hess[np.ix_(idx, idx)])
+        neg_h = -hess[np.ix_(idx, idx)]
+        if np.linalg.cond(neg_h) > 1e12:
+            raise ValueError(
+                "the white advantage or drawelo cannot be determined from these results (colours "
+                "unbalanced, or too few decisive games): give its value instead of fitting it"
+            )
+        h_inv = np.linalg.inv(neg_h)
         if isinstance(model, OrdoModel):
             var = model.score_variance(delta, theta[n + 1])
             info = _outer(fit_pool, model.beta**2 * fit_pool.games * var)
@@ -232,7 +262,8 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     for i, mark in reversed(purged):
         ratings[i] = _bound(pool, spec, theta, ratings, i, mark)
         bound[i] = mark
-    return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups)
+    return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups,
+                   spec.draw is None and (fit_draw or isinstance(model, OrdoModel)))
 
 
 def _bound(pool: Pool, spec: FitSpec, theta, ratings, player: int, mark: str) -> float:
@@ -282,7 +313,8 @@ def _scaled(fit: CoreFit, spec: FitSpec, k: float) -> np.ndarray:
 def _simulate(real: Pool, spec: FitSpec, fit: CoreFit, runs: int, rng, units) -> np.ndarray:
     """Ordo's `-s`: redraw every game from the fitted model, refit; ratings per run (+ adv, draw).
 
-    Loose anchors are redrawn from their own distributions too.
+    Loose anchors are redrawn from their own distributions too. A run whose results cannot be
+    fitted (say, no decisive game for BayesElo's drawelo) stays NaN.
     """
     n = real.n
     rated = ~np.isnan(fit.ratings)
@@ -299,7 +331,10 @@ def _simulate(real: Pool, spec: FitSpec, fit: CoreFit, runs: int, rng, units) ->
         loose = {i: (rng.normal(m, s), s) for i, (m, s) in spec.loose.items()}
         sim_spec = FitSpec(spec.model, spec.fixed, loose, spec.average, spec.white, spec.draw,
                            spec.prior, True)
-        sim = _fit_core(sample, sim_spec)
+        try:
+            sim = _fit_core(sample, sim_spec)
+        except ValueError:
+            continue
         out[run, :n] = _scaled(sim, sim_spec, _output_scale(sim_spec, sim, units))
         out[run, n], out[run, n + 1] = sim.white, sim.draw
     return out
@@ -434,8 +469,7 @@ def fit_ratings(
     rng = np.random.default_rng(seed)
     if simulations > 1:
         sims = _simulate(pool, spec, fit, simulations, rng, bayeselo_units)
-        sims[:, :n] = np.where(np.isnan(sims[:, :n]), ratings, sims[:, :n])
-        cov = np.cov(sims, rowvar=False)
+        cov = pd.DataFrame(sims).cov().to_numpy(copy=True)  # pairwise: runs that rated both
         source = f"spread of {simulations} simulations"
     else:
         source = "curvature of the likelihood"
@@ -507,7 +541,7 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
     var_w, var_d = cov[n, n], cov[n + 1, n + 1]
     white = (fit.white, z * math.sqrt(var_w) if spec.white is None else math.nan)
     if isinstance(spec.model, BayesEloModel):
-        drawelo = (fit.draw, z * math.sqrt(var_d) if spec.draw is None else math.nan)
+        drawelo = (fit.draw, z * math.sqrt(var_d) if fit.draw_fitted else math.nan)
         rate = math.tanh(fit.draw * math.log(10) / 800)  # D_eq = (10^(d/400) − 1)/(10^(d/400) + 1)
         rate_err = drawelo[1] * math.log(10) / 800 * (1 - rate**2)
         draw = (rate, rate_err)

@@ -94,15 +94,21 @@ def draw_probability(f: np.ndarray, draw_eq: float) -> np.ndarray:
 
 
 def fit_draw_rate(f: np.ndarray, games: np.ndarray, observed: float) -> float:
-    """The D_eq whose expected number of draws equals the observed number (Ordo's `-D`)."""
+    """The D_eq whose expected number of draws equals the observed number (Ordo's `-D`).
+
+    Half a virtual draw and half a virtual decisive game are added (a Jeffreys-like prior), so
+    that a sample of only draws, or of none, does not claim a certain rate: that rate feeds the
+    error bars and the simulations, which would otherwise collapse to zero width.
+    """
     total = float(np.sum(games))
-    if observed <= 0.0 or total == 0.0:
+    if total == 0.0:
         return 0.0
-    expected = 2.0 * float(np.sum(games * np.minimum(f, 1.0 - f)))
-    if observed >= expected:
+    target = (observed + 0.5) * total / (total + 1.0)
+    expected_max = 2.0 * float(np.sum(games * np.minimum(f, 1.0 - f)))
+    if target >= expected_max:
         return 1.0
     return float(
-        brentq(lambda q: float(np.sum(games * draw_probability(f, q))) - observed, 0.0, 1.0)
+        brentq(lambda q: float(np.sum(games * draw_probability(f, q))) - target, 0.0, 1.0)
     )
 
 
@@ -124,22 +130,28 @@ class BayesEloModel:
         pu, pv = su * (1.0 - su), sv * (1.0 - sv)  # σ'(u), σ'(v)
         qu, qv = pu * (1.0 - 2.0 * su), pv * (1.0 - 2.0 * sv)  # σ''(u), σ''(v)
         # P(draw) = σ(−u) − σ(v), stably as σ(a) − σ(b) = σ(a)σ(−b)(1 − e^(b−a)), b − a = −2cd
-        log_pd = log_expit(-v) + log_expit(-u) + np.log(-np.expm1(-2.0 * c * draw))
-        pd = np.exp(log_pd)
+        with np.errstate(divide="ignore"):
+            log_pd = log_expit(-v) + log_expit(-u) + np.log(-np.expm1(-2.0 * c * draw))
+        # rows without draws contribute nothing, even where P(draw) = 0 (drawelo = 0)
+        has = draws > 0
+        zero = np.zeros_like(log_pd)
+        pd_ = np.exp(log_pd)
+        per = np.divide(draws, pd_, out=zero.copy(), where=has)  # draws / P(draw)
         # derivatives of P(draw) = 1 − σ(u) − σ(v)
         pd_t = c * (pv - pu)
         pd_d = c * (pu + pv)
         pd_tt = -(c**2) * (qu + qv)
         pd_dd = -(c**2) * (qu + qv)
         pd_td = c**2 * (qu - qv)
-        loglik = wins * log_expit(u) + losses * log_expit(v) + draws * log_pd
-        d_delta = c * (wins * (1.0 - su) - losses * (1.0 - sv)) + draws * pd_t / pd
-        d_draw = -c * (wins * (1.0 - su) + losses * (1.0 - sv)) + draws * pd_d / pd
-        dd_delta = -(c**2) * (wins * pu + losses * pv) + draws * (pd_tt / pd - (pd_t / pd) ** 2)
-        dd_draw = -(c**2) * (wins * pu + losses * pv) + draws * (pd_dd / pd - (pd_d / pd) ** 2)
-        dd_mixed = c**2 * (wins * pu - losses * pv) + draws * (
-            pd_td / pd - pd_t * pd_d / pd**2
-        )
+        # d² ln P = P''/P − P'P'/P², times the draws
+        per2 = np.divide(per, pd_, out=zero.copy(), where=has)
+        loglik = wins * log_expit(u) + losses * log_expit(v)
+        loglik += np.multiply(draws, log_pd, out=zero.copy(), where=has)
+        d_delta = c * (wins * (1.0 - su) - losses * (1.0 - sv)) + per * pd_t
+        d_draw = -c * (wins * (1.0 - su) + losses * (1.0 - sv)) + per * pd_d
+        dd_delta = -(c**2) * (wins * pu + losses * pv) + per * pd_tt - per2 * pd_t**2
+        dd_draw = -(c**2) * (wins * pu + losses * pv) + per * pd_dd - per2 * pd_d**2
+        dd_mixed = c**2 * (wins * pu - losses * pv) + per * pd_td - per2 * pd_t * pd_d
         return Terms(loglik, d_delta, dd_delta, d_draw, dd_mixed, dd_draw)
 
     def probabilities(self, delta: np.ndarray, draw: float) -> np.ndarray:

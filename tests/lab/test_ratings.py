@@ -70,12 +70,14 @@ def test_two_players_closed_form_ordo() -> None:
     )
     assert ordo.frame["rating"].mean() == pytest.approx(2300)  # Ordo's default average
     # Error of the difference: the delta method on the observed score, whose per-game variance
-    # is w + d/4 − p² (draws lower it): sd(diff) = sd(p̂)·d diff/dp.
-    p, w, d, n = 0.7, 60 / 120, 48 / 120, 120
-    sd_p = math.sqrt((w + d / 4 - p * p) / n)
+    # is p(1 − p) − D/4 (draws lower it): sd(diff) = sd(p̂)·d diff/dp. D is the fitted draw
+    # rate (48 + ½)/(120 + 1): half a virtual draw and half a virtual decisive game are added.
+    p, n = 0.7, 120
+    d = 48.5 / 121
+    sd_p = math.sqrt((p * (1 - p) - d / 4) / n)
     sd_diff = sd_p * 400 / math.log(10) / (p * (1 - p))
     assert table.frame["error"].iloc[0] == pytest.approx(1.959964 * sd_diff / 2, rel=1e-4)
-    assert table.draw[0] == pytest.approx(draw_eq_for(0.7, 48 / 120), rel=1e-6)
+    assert table.draw[0] == pytest.approx(draw_eq_for(0.7, d), rel=1e-6)
 
 
 def draw_eq_for(f: float, observed: float) -> float:
@@ -299,6 +301,34 @@ def test_simulated_errors_agree_with_the_curvature() -> None:
     assert frame["error"].to_numpy() == pytest.approx(curve["error"].to_numpy(), rel=0.25)
     assert frame["rating"].to_numpy() == pytest.approx(curve["rating"].to_numpy())
     assert sims.white[1] > 0 and sims.draw[1] > 0
+
+
+def test_all_draws_and_no_draws() -> None:
+    draws_only = games(("A", "B", 0, 6, 0), ("B", "C", 0, 4, 0), ("C", "A", 0, 5, 0))
+    ordo = fit_ratings(draws_only).frame
+    assert ordo["rating"].to_numpy() == pytest.approx([2300] * 3)
+    assert (ordo["error"] > 10).all()  # 15 draws do not pin the ratings to a point
+    with pytest.raises(ValueError, match="without a decisive game"):
+        fit_ratings(draws_only, "bayeselo")
+    fixed = fit_ratings(draws_only, "bayeselo", draw=0.5, white=0.0).frame
+    assert fixed["rating"].to_numpy() == pytest.approx([0, 0, 0], abs=1e-6)
+    decisive = games(("A", "B", 3, 0, 2), ("B", "A", 2, 0, 3), ("B", "C", 3, 0, 1),
+                     ("C", "B", 1, 0, 2))
+    table = fit_ratings(decisive, "bayeselo", prior=0, bayeselo_units=1, average=0)
+    assert table.drawelo[0] == 0.0 and math.isnan(table.drawelo[1])
+    frame = table.frame.set_index("player")
+    # without draws BayesElo's model is the logistic model with 400-point units
+    logistic = fit_ratings(decisive, white="auto", scale=LOGISTIC_SCALE, average=0)
+    assert frame["rating"].to_numpy() == pytest.approx(
+        logistic.frame.set_index("player").loc[frame.index, "rating"].to_numpy(), abs=1e-4
+    )
+
+
+def test_white_advantage_needs_both_colours() -> None:
+    one_way = games(("A", "B", 5, 3, 2), ("B", "C", 4, 4, 2))
+    with pytest.raises(ValueError, match="cannot be determined"):
+        fit_ratings(one_way, white="auto")
+    assert fit_ratings(one_way, white=30.0).frame["rating"].notna().all()
 
 
 def test_bad_input_is_named() -> None:
