@@ -72,6 +72,8 @@ BUILTIN_ENGINES = {
 }
 #: `interpreter` key of a builtin engine -> value of TEMPO_ENGINE_PYTHON.
 INTERPRETERS = ("pypy", "cpython")
+#: The balanced book shipped with the repository: `tempo match`'s default openings.
+DEFAULT_BOOK = Path(__file__).resolve().parents[1] / "experiments" / "books" / "openings_8ply.epd"
 SCHEDULES = ("gauntlet", "round-robin")
 SPRT_MODELS = ("normalized", "logistic")
 
@@ -516,7 +518,11 @@ def engine_table(word: str) -> dict[str, Any]:
 def quick_experiment(words: list[str], tc: str, games: int, name: str | None = None,
                      book: str | None = None, concurrency: int | None = None,
                      out: str | None = None, paired: bool = True) -> Experiment:
-    """A two-engine match from command-line words, checked like a file."""
+    """A two-engine match from command-line words, checked like a file.
+
+    Without `book`, the repository's balanced 8-ply book is used when it is there (in random
+    order), so that paired games do not all start from the same position.
+    """
     tables = [engine_table(word) for word in words]
     seen: dict[str, int] = {}
     for table, word in zip(tables, words, strict=True):
@@ -531,6 +537,8 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
         "openings": {"paired": paired},
         "engines": tables,
     }
+    if book is None and DEFAULT_BOOK.exists():
+        book = str(DEFAULT_BOOK)
     if book is not None:
         data["openings"]["file"] = str(Path(book).resolve())
         data["openings"]["order"] = "random"

@@ -225,3 +225,9 @@ def test_quick_match_words():
     assert [e.name for e in same.engines] == ["tempo", "tempo_2"]
     with pytest.raises(ExperimentError, match="must be even"):
         quick_experiment(["stockfish", "stockfish"], "1+0.01", 3)
+
+
+def test_quick_match_uses_the_shipped_book_by_default():
+    exp = quick_experiment(["stockfish", "stockfish"], "1+0.01", 2)
+    assert Path(exp.openings.file) == BOOK.resolve() and exp.openings.order == "random"
+    assert len(exp.book) == 400
