@@ -17,14 +17,15 @@ if TYPE_CHECKING:
 
 
 def elo_text(tournament: Tournament, player: str) -> str:
-    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player."""
+    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player (Elo once the sample has
+    some spread: before that its interval has no width and means nothing)."""
     standing = tournament.standings[player]
     text = f"{player} +{standing.wins} -{standing.losses} ={standing.draws}"
     if standing.games:
         text += f" ({100 * standing.score:.1f}%)"
         est = standing.estimate(tournament.exp.openings.paired)
-        if math.isfinite(est.elo) and math.isfinite(est.error):
-            text += f" Elo {est.elo:+.1f} ± {est.error:.1f}"
+        if math.isfinite(est.elo) and math.isfinite(est.error) and est.error > 0:
+            text += f" Elo {est.elo + 0.0:+.1f} ± {est.error:.1f}"
     return text
 
 

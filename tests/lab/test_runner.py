@@ -148,3 +148,35 @@ def test_sprt_counts_follow_the_focus_player(tmp_path, kind):
             t.record(record(f"r{n:04d}-e01-g0", "a", "b", "0-1", f"r{n:04d}-e01"))
             t.record(record(f"r{n:04d}-e01-g1", "b", "a", "1-0", f"r{n:04d}-e01"))
         assert t.sprt_result.llr < 0 and t.focus == ["a"]
+
+
+def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_path):
+    from lab.progress import Progress
+
+    exp = experiment(tmp_path, [sf("a"), sf("b")], games=4,
+                     sprt=SprtConfig(0, 400, 0.1, 0.1, "logistic"))
+    games = [record("r0001-e01-g0", "a", "b", "1-0", "r0001-e01"),
+             record("r0001-e01-g1", "b", "a", "1-0", "r0001-e01", "time forfeit",
+                    "Black loses on time (5 ms overrun)"),
+             record("r0002-e01-g0", "a", "b", "1/2-1/2", "r0002-e01"),
+             record("r0002-e01-g1", "b", "a", "0-1", "r0002-e01")]
+    with open_store(tmp_path) as store:
+        t = Tournament(exp, store, build_schedule(exp))
+        live, plain = io.StringIO(), io.StringIO()
+        bars = Progress(t, live, live=True)
+        lines = Progress(t, plain, live=False)
+        for game in games:
+            t.record(game)
+            bars.game(game)
+            lines.game(game)
+        bars.close()
+    text = live.getvalue()
+    assert text.count("\r") == 4 and text.endswith("\n") and text.count("\n") == 1
+    steps = text.split("\r")[1:]
+    assert "Elo" not in steps[1]  # one WL pair: no spread, no interval yet
+    last = steps[-1]
+    assert last.startswith("4/4 games | a +2 -1 =1 (62.5%) Elo ")
+    assert "time forfeits 1" in last and "games/min, ETA" in last and "LLR" in last
+    out = plain.getvalue().splitlines()
+    assert len(out) == 4
+    assert out[1].startswith("game r0001-e01-g1: b - a 1-0 (time forfeit: Black loses on time")
