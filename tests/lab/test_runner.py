@@ -171,7 +171,11 @@ def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_
             lines.game(game)
         bars.close()
     text = live.getvalue()
-    assert text.count("\r") == 4 and text.endswith("\n") and text.count("\n") == 1
+    assert text.count("\r") == 4
+    text, stopped = text.split("\n", 1)
+    # pairs WL and DW: pentanomial [0, 0, 1, 1, 0], which already accepts H0 at these bounds
+    assert stopped == f"stopped: {stats.sprt([0, 0, 1, 1, 0], 0, 400, 0.1, 0.1, 'logistic')}\n"
+    assert "H0 accepted" in stopped
     steps = text.split("\r")[1:]
     assert "Elo" not in steps[1]  # one WL pair: no spread, no interval yet
     last = steps[-1]
