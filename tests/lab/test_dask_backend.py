@@ -138,7 +138,8 @@ def test_a_killed_worker_loses_no_game(tmp_path: Path, two_workers: Any) -> None
                 assert client.run(engine_children, workers=[address])[address]
                 pid = client.run(os.getpid, workers=[address])[address]
                 os.kill(pid, signal.SIGKILL)
-                killed.update(address=address, game_id=str(games[0]).split("-", 3)[3][:-2])
+                key = str(games[0])  # tempo-game-RUN-GAMEID-ATTEMPT
+                killed.update(address=address, game_id=key.split("-", 3)[3].rsplit("-", 1)[0])
                 return
 
     out = tmp_path / "killed"
