@@ -44,7 +44,7 @@ def logistic_score(elo: float) -> float:
 def score_to_elo(score: float) -> float:
     """Inverse of `logistic_score`: −400·log10(1/μ − 1), μ clamped to [1e-3, 1 − 1e-3] (§4.2)."""
     mu = min(max(score, SCORE_CLAMP), 1.0 - SCORE_CLAMP)
-    return -400.0 * math.log10(1.0 / mu - 1.0)
+    return 400.0 * math.log10(mu / (1.0 - mu)) + 0.0  # + 0.0: no "-0.00" at an even score
 
 
 def trinomial(scores: Iterable[float]) -> list[int]:
