@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from distributed import Client, LocalCluster, Security, as_completed
+from distributed import Client, Future, LocalCluster, Security, as_completed
 
 from lab.backends.config import BackendError, DaskSettings, exposure_warning
 from lab.backends.worker import (
@@ -34,7 +34,7 @@ from lab.backends.worker import (
     probe_worker,
     refusal,
 )
-from lab.records import EngineSpec, GameRecord
+from lab.records import EngineSpec, GameRecord, GameTask
 from lab.runner import MAX_WORKER_CRASHES, Tournament
 
 #: How long to wait for the scheduler to answer and for a first worker to join.
@@ -164,7 +164,7 @@ def _play(client: Client, tournament: Tournament,
           on_game: Callable[[GameRecord], None] | None, plugin: str) -> None:
     """Submit games up to the cluster's threads, record results as they come, stop on demand."""
     run = uuid.uuid4().hex[:8]
-    running: dict[str, Any] = {}
+    running: dict[str, tuple[Future, GameTask]] = {}
     attempts: Counter[str] = Counter()
     completed = as_completed(loop=client.loop)
     failures = 0
