@@ -7,7 +7,6 @@ still show time used. Our engine with the smooth manager: the telemetry panels.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,6 @@ from lab.store import open_store
 STOCKFISH = "/usr/games/stockfish"
 BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: Our engine's launcher script, installed beside this interpreter (it picks PyPy when there).
-TEMPO_ENGINE = Path(sys.executable).with_name("tempo-engine")
 
 pytestmark = pytest.mark.skipif(shutil.which(STOCKFISH) is None, reason="needs Debian's Stockfish")
 
@@ -111,7 +108,7 @@ def test_nodes_limited_gauntlet_has_no_clock_but_plots_time_used(tmp_path, capsy
 @pytest.mark.slow
 def test_tempo_gauntlet_plots_the_smooth_managers_telemetry(tmp_path, capsys):
     engines = (
-        f'[[engines]]\nname = "challenger"\ncmd = ["{TEMPO_ENGINE}"]\n'
+        '[[engines]]\nname = "challenger"\nbuiltin = "tempo"\n'
         'options = { TimeManager = "smooth" }\n\n'
         f'[[engines]]\nname = "sf-nodes"\ncmd = ["{STOCKFISH}"]\ntc = "nodes=2000"\n'
     )
