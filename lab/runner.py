@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import multiprocessing as mp
 import os
 import queue
@@ -219,6 +220,8 @@ def _worker_main(worker_id: int, inbox: Any, outbox: Any) -> None:
     """A worker process: play the games it is given, one at a time, keeping its engines."""
     _die_with_parent()
     os.setpgrp()  # its own group: Ctrl-C goes to the run, which stops workers and engines
+    # XBoard engines chatter ("Unexpected engine output" warnings) over the progress display
+    logging.getLogger("chess.engine").setLevel(logging.ERROR)
     from lab.engine_process import EnginePool
     from lab.game import play_game
 

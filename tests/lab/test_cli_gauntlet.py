@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess.pgn
+import pytest
 
 from lab.cli import main
 from lab.store import open_store
@@ -113,3 +114,21 @@ def test_match_with_a_missing_engine_fails_cleanly(tmp_path, capsys):
     assert main(["match", "stockfish", "no-such-engine-here", "--out", str(out)]) == 2
     assert "no-such-engine-here" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_match_with_an_xboard_engine(tmp_path, capfd):
+    if not Path("/usr/games/phalanx").exists():
+        pytest.skip("phalanx is not installed")
+    out = tmp_path / "x"
+    code = main(["match", "xboard=phalanx", "stockfish:Skill Level=0", "--tc", "1+0.02",
+                 "--games", "2", "--out", str(out), "--plain"])
+    assert code == 0
+    err = capfd.readouterr().err  # file-descriptor level: the worker processes' output too
+    assert "2/2 games" in err and "Unexpected engine output" not in err
+    with open_store(out) as store:
+        games = store.games()
+        engines = store.engines()
+    assert len(games) == 2 and not games["termination"].isin(
+        ["abandoned", "stalled connection", "rules infraction"]).any()
+    assert engines.set_index("name").loc["phalanx", "protocol"] == "xboard"
+    assert pgn_count(out / "games.pgn") == 2
