@@ -11,6 +11,7 @@ otherwise from the plain limits of `go`; one `info string tm {json}` telemetry l
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -307,6 +308,7 @@ class UciEngine:
         move = result.best_move.uci() if result.best_move is not None else "0000"
         ponder = f" ponder {result.ponder.uci()}" if result.ponder is not None else ""
         self.send(f"bestmove {move}{ponder}")
+        gc.collect()  # on the opponent's time: see `main`
 
     def telemetry(self, ctx: SearchContext, result: SearchResult) -> dict[str, object]:
         """The stopper's per-move figures with the search's own (design: Telemetry contract)."""
@@ -325,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m engine`: the UCI loop on standard input/output until `quit` or end of input;
     `python -m engine bench [--mode M] [--depth D]`: the bench, then exit."""
     args = sys.argv[1:] if argv is None else argv
+    # A full garbage collection pauses the search for tens of ms (the tables and caches hold many
+    # objects), enough to overrun a hard time limit; collect after each move instead.
+    gc.disable()
     if args and args[0] == "bench":
         parser = argparse.ArgumentParser(prog="tempo-engine bench")
         parser.add_argument("--mode", default="alphabeta", choices=("alphabeta", "greenblatt"))

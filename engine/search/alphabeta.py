@@ -31,8 +31,13 @@ from timecontrol.stopper import SearchStats, StopperHints
 
 MAX_PLY = 100
 CHECK_INTERVAL = 1024
-"""Nodes between two stopper checks (fewer when the stopper reports little time or nodes left)."""
-MIN_CHECK_INTERVAL = 32
+"""Most nodes between two stopper checks (see `schedule_check`)."""
+CHECK_WINDOW_MS = 5.0
+"""Most time between two checks at the speed measured so far (a check costs a few µs)."""
+MIN_CHECK_INTERVAL = 16
+WRAP_UP_MS = 8.0
+"""The search ends when the stoppers report less time left than this: the time it takes to send
+the move, so that a time limit is met by the `bestmove`, not just by the last check."""
 ASPIRATION_WINDOW = 50
 """Half-width of the first root window from depth ASPIRATION_DEPTH on (cp); widened x4 on a fail."""
 ASPIRATION_DEPTH = 4
@@ -282,7 +287,7 @@ class AlphaBetaSearch:
             self.pv[ply] = []
         in_check = board.is_check()
         if depth <= 0 and not in_check:
-            return self.quiesce(alpha, beta, ply)
+            return self.quiesce(alpha, beta, ply, False)
         self.nodes += 1
         if self.nodes >= self.next_check:
             self.check()
@@ -436,9 +441,9 @@ class AlphaBetaSearch:
         index = move.from_square << 6 | move.to_square
         history[index] = min(history[index] + depth * depth, 10000)
 
-    def quiesce(self, alpha: int, beta: int, ply: int) -> int:
+    def quiesce(self, alpha: int, beta: int, ply: int, in_check: bool | None = None) -> int:
         """Stand pat, then favourable captures and promotions with no depth limit; all evasions
-        when in check (so mates at the horizon are seen)."""
+        when in check (so mates at the horizon are seen). `in_check` if the caller knows it."""
         self.nodes += 1
         if self.nodes >= self.next_check:
             self.check()
@@ -447,7 +452,9 @@ class AlphaBetaSearch:
         board = self.board
         if ply >= MAX_PLY:
             return self.evaluate(board)
-        if board.is_check():
+        if in_check is None:
+            in_check = board.is_check()
+        if in_check:
             best = mated_in(ply)
             for move in self.moves(board, None, ply, 0, True):
                 board.push(move)
@@ -522,6 +529,8 @@ class AlphaBetaSearch:
         reason = self.stopper.should_stop(stats, self.hints)
         if reason is None and self.stop_event.is_set():
             reason = "stop"
+        if reason is None and self.hints.remaining_ms < WRAP_UP_MS:
+            reason = "deadline"
         if self.ctx.throttle is not None:
             self.ctx.throttle(stats)
         return reason
@@ -536,15 +545,16 @@ class AlphaBetaSearch:
 
     def schedule_check(self) -> None:
         """Set the node count of the next check from the hints of the last one: at most
-        CHECK_INTERVAL nodes away, sooner when few nodes or little time remain."""
+        CHECK_INTERVAL nodes or CHECK_WINDOW_MS at the speed so far, a quarter of the time the
+        stoppers report left, and no more than the nodes they allow."""
         step = CHECK_INTERVAL
         hints = self.hints
         if hints.remaining_nodes < step:
             step = int(hints.remaining_nodes)
         elapsed = self.stats.time_since_movestart_ms
-        if hints.remaining_ms < 1e9 and elapsed > 0:
-            nodes_per_ms = self.nodes / elapsed
-            step = min(step, int(hints.remaining_ms * nodes_per_ms / 2))
+        if elapsed > 0:
+            window = min(CHECK_WINDOW_MS, hints.remaining_ms / 4)
+            step = min(step, int(window * self.nodes / elapsed))
         self.next_check = self.nodes + max(step, MIN_CHECK_INTERVAL if step > 0 else 1)
 
     def boundary_check(self, iteration_ms: list[float]) -> str | None:

@@ -192,7 +192,7 @@ class GreenblattSearch(AlphaBetaSearch):
                     return self.search(1, alpha, beta, ply, pv_node)
                 finally:
                     self.feedovers -= 1
-            return self.quiesce(alpha, beta, ply)
+            return self.quiesce(alpha, beta, ply, False)
         self.nodes += 1
         if self.nodes >= self.next_check:
             self.check()

@@ -1,0 +1,155 @@
+"""Engine integration of the time managers (issue 3): options, budgets, game lifetime, telemetry,
+and real games with every manager."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import chess
+import chess.engine
+import pytest
+
+from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
+from tests.engine.gameplay import TELEMETRY_KEYS, play_game
+
+MANAGERS = ("smooth", "smooth-lc0", "fraction", "stockfish", "movetime")
+
+
+def telemetry_of(lines: list[str]) -> dict:
+    records = [line for line in lines if line.startswith("info string tm ")]
+    assert len(records) == 1, lines[-5:]
+    return json.loads(records[0][len("info string tm "):])
+
+
+def go_telemetry(commands: str) -> dict:
+    """Telemetry of one `go` sent to a fresh engine after `commands`."""
+    process = raw_engine()
+    try:
+        process.stdin.write(commands)
+        return telemetry_of(read_until(process, "bestmove"))
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=30)
+
+
+@pytest.mark.parametrize(("increment", "budget"), [("", 3323), (" winc 1000 binc 1000", 6124)])
+def test_smooth_budget_at_the_start_position(increment, budget):
+    record = go_telemetry(
+        "setoption name TimeManager value smooth\nsetoption name Move Overhead value 100\n"
+        f"position startpos\ngo wtime 60000 btime 60000{increment}\n"
+    )
+    assert record["tm"] == "smooth"
+    assert abs(record["budget_ms"] - budget) <= 1
+    assert record["ply"] == 0 and record["reused_nodes"] == 0
+    assert record["used_ms"] <= budget + 100
+    assert TELEMETRY_KEYS <= set(record)
+
+
+def test_invalid_time_manager_keeps_the_previous_one():
+    process = raw_engine()
+    try:
+        process.stdin.write(
+            "setoption name TimeManager value fraction\n"
+            "setoption name TimeManager value smooth(init-nps=fast)\nisready\n"
+        )
+        lines = read_until(process, "readyok")
+        errors = [line for line in lines if line.startswith("info string error: ")]
+        assert len(errors) == 1 and "init-nps" in errors[0]
+        process.stdin.write("position startpos\ngo wtime 10000 btime 10000\n")
+        assert telemetry_of(read_until(process, "bestmove"))["tm"] == "fraction"
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=30)
+
+
+def test_manager_lives_for_one_game():
+    """The smooth manager learns its NPS from the search's node counts within a game, and
+    forgets it on a position that does not continue the game (and on ucinewgame)."""
+    process = raw_engine()
+    try:
+        def go(position: str) -> dict:
+            process.stdin.write(f"{position}\ngo wtime 8000 btime 8000\n")
+            lines = read_until(process, "bestmove")
+            return telemetry_of(lines), lines[-1].split()[1]
+
+        first, reply = go("position startpos moves e2e4")
+        assert first["nps_est"] == 20000.0  # the smooth manager's initial estimate
+        second, _ = go(f"position startpos moves e2e4 {reply} g1f3")
+        assert second["nps_est"] != 20000.0  # updated from the nodes the first search reported
+        third, _ = go("position startpos moves d2d4")  # not a continuation: a new game
+        assert third["nps_est"] == 20000.0
+        fourth, _ = go("position startpos moves d2d4 d7d5")
+        assert fourth["nps_est"] != 20000.0
+        process.stdin.write("ucinewgame\n")
+        fifth, _ = go("position startpos moves d2d4 d7d5")
+        assert fifth["nps_est"] == 20000.0
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("go", ["movetime 0", "wtime 0 btime 0", "wtime 1 btime 1"])
+def test_zero_budget_returns_a_legal_move_at_once(go):
+    process = raw_engine()
+    try:
+        process.stdin.write("position startpos moves e2e4\nisready\n")
+        read_until(process, "readyok")
+        sent = time.perf_counter()
+        process.stdin.write(f"go {go}\n")
+        lines = read_until(process, "bestmove")
+        assert time.perf_counter() - sent < 0.5
+        board = chess.Board()
+        board.push_uci("e2e4")
+        assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=30)
+
+
+def check_game(log, manager: str) -> None:
+    assert log.forfeit is None, f"{manager}: {log.forfeit} lost on time"
+    assert len(log.telemetry) == log.board.ply()
+    for ply, record in enumerate(log.telemetry):
+        assert TELEMETRY_KEYS | {"tm", "budget_ms"} <= set(record), record
+        assert record["tm"] == manager.split("(")[0]
+        assert record["ply"] == ply and record["reused_nodes"] == 0
+        if "hard_ms" in record:
+            assert record["used_ms"] <= record["hard_ms"] + 50, record
+
+
+def manager_game(manager: str, base_s: float, inc_s: float, moves_per_period: int | None,
+                 max_plies: int) -> None:
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as white, \
+            chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as black:
+        for engine in (white, black):
+            engine.configure({"TimeManager": manager, "Move Overhead": 100})
+        log = play_game(white, black, base_s, inc_s, moves_per_period, max_plies)
+    check_game(log, manager)
+
+
+@pytest.mark.parametrize("manager", MANAGERS)
+def test_short_game_with_each_manager(manager):
+    manager_game(manager, 5.0, 0.05, None, max_plies=60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("manager", MANAGERS)
+def test_full_game_at_5_plus_005(manager):
+    manager_game(manager, 5.0, 0.05, None, max_plies=600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("manager", MANAGERS)
+def test_full_game_at_40_moves_in_10_s_repeating(manager):
+    manager_game(manager, 10.0, 0.0, 40, max_plies=600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", range(2))
+def test_self_play_at_10_plus_01(game):
+    with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as white, \
+            chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as black:
+        log = play_game(white, black, 10.0, 0.1)
+    assert log.board.is_game_over(claim_draw=True)
+    check_game(log, "smooth")
