@@ -400,6 +400,7 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
     identities = probe_engines(exp)
     schedule = build_schedule(exp)
     with open_store(exp.out) as store:
+        store.lock_for_run()
         store.bind_experiment(exp.name, exp.identity(), exp.config(), overwrite=overwrite)
         store.save_engines(exp.engines, identities)
         tournament = Tournament(exp, store, schedule)

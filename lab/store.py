@@ -12,6 +12,7 @@ either the whole game or nothing, and readers (notebooks, exports) can read whil
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -26,6 +27,7 @@ import pandas as pd
 from lab.records import GameRecord
 
 DB_NAME = "tempo.sqlite"
+LOCK_NAME = "tempo.lock"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS experiment (
@@ -132,6 +134,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock: Any = None
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
@@ -139,8 +142,27 @@ class Store:
         self.conn.executescript(_SCHEMA)
 
     def close(self) -> None:
-        """Close the connection (the data is already committed)."""
+        """Close the connection (the data is already committed) and any run lock."""
         self.conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def lock_for_run(self) -> None:
+        """Claim the folder for one run; `StoreError` if another run holds it.
+
+        An advisory `flock` on `tempo.lock` beside the database: the kernel drops it when the
+        process ends, however it ends (SIGKILL included), so a killed run never blocks a resume.
+        Readers (exports, notebooks) do not take it.
+        """
+        handle = open(self.path.with_name(LOCK_NAME), "a+")  # held until close
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise StoreError(f"{self.path.parent}: another tempo run is using this "
+                             "folder") from None
+        self._lock = handle
 
     def __enter__(self) -> Store:
         return self

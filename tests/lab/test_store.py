@@ -150,3 +150,30 @@ def test_readers_see_committed_games_while_a_writer_is_open(tmp_path):
         reader = sqlite3.connect(tmp_path / DB_NAME)
         assert reader.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
         reader.close()
+
+
+def test_one_run_at_a_time_per_folder_and_the_lock_dies_with_its_process(tmp_path):
+    import subprocess
+    import sys
+
+    with open_store(tmp_path) as first:
+        first.lock_for_run()
+        with open_store(tmp_path) as second:
+            with pytest.raises(StoreError, match="another tempo run is using this folder"):
+                second.lock_for_run()
+            assert second.game_count() == 0  # readers are not locked out
+    with open_store(tmp_path) as again:
+        again.lock_for_run()
+    # a process killed while holding the lock leaves no stale lock behind
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from lab.store import open_store; "
+         f"s = open_store({str(tmp_path)!r}); s.lock_for_run(); print('locked', flush=True); "
+         "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    with open_store(tmp_path) as blocked, pytest.raises(StoreError):
+        blocked.lock_for_run()
+    holder.kill()
+    holder.wait(10)
+    holder.stdout.close()
+    with open_store(tmp_path) as after:
+        after.lock_for_run()
