@@ -408,3 +408,25 @@ def test_dask_command_line_cluster_with_tls_and_a_slower_worker(tmp_path: Path) 
     assert games["worker_address"].iloc[0].startswith("tls://127.0.0.1:")
     first = moves[moves["ply"] == moves.groupby("game_id")["ply"].transform("min")]
     assert (first["clock_before_ms"] == 1000 + 20).all()  # the first increment is on the clock
+
+
+@pytest.mark.slow
+def test_our_engine_plays_on_dask_with_its_telemetry(tmp_path: Path) -> None:
+    """`builtin = "tempo"` against Stockfish on the lab's LocalCluster: the games and our
+    engine's time-manager telemetry reach the store."""
+    data = {
+        "name": "tempo-on-dask", "tc": "2+0.05", "concurrency": 2, "margin_ms": 300,
+        "out": str(tmp_path / "tempo"), "schedule": {"games": 2},
+        "openings": {"file": str(BOOK)}, "adjudication": {"max_moves": 20},
+        "engines": [{"name": "tempo", "builtin": "tempo"},
+                    {"name": "sf", "cmd": [STOCKFISH], "options": {"Skill Level": 0}}],
+    }
+    exp = parse_experiment(data, "test.toml", tmp_path)
+    exp.book = load_book_for(exp)
+    tournament = play(exp, dask(DaskSettings(n_workers=2)))
+    assert tournament.done == 2 and not tournament.failed
+    games, moves = stored(exp.out)
+    assert (games["worker_backend"] == "dask").all()
+    ours = moves[moves["engine"] == "tempo"]
+    assert len(ours) > 0 and ours["tm_budget_ms"].notna().all()
+    assert (ours["tm_tm"].notna()).all()
