@@ -85,16 +85,18 @@ class Clock:
 def go_params(white: Clock, black: Clock, white_to_move: bool) -> GoParams:
     """The `go` limits for the side to move: both sides' clocks where they have one (fastchess
     sends `wtime/btime/winc/binc` only for the sides with a clock), the mover's movestogo and
-    per-move limit."""
+    per-move limit. A mover without a clock gets its own limit only: sent the opponent's clock
+    without its own, an engine such as Stockfish takes its own time to be 0 and plays at once."""
     go = GoParams()
-    for clock, is_white in ((white, True), (black, False)):
+    mover = white if white_to_move else black
+    clocks = ((white, True), (black, False)) if mover.control.has_clock else ()
+    for clock, is_white in clocks:
         if clock.control.has_clock:
             fields = clock.go_fields()
             if is_white:
                 go.wtime, go.winc = fields["time"], fields["inc"]
             else:
                 go.btime, go.binc = fields["time"], fields["inc"]
-    mover = white if white_to_move else black
     fields = mover.go_fields()
     go.movestogo = fields.get("movestogo")
     go.movetime = fields.get("movetime")

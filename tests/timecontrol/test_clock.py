@@ -96,7 +96,9 @@ def test_go_params_time_odds_and_movestogo_of_the_mover() -> None:
     go = go_params(white, black, white_to_move=False)
     assert go.movestogo is None
     go = go_params(clock("nodes=500"), black, white_to_move=True)
-    assert go.wtime is None and go.btime == 10_100 and go.nodes == 500
+    assert (go.wtime, go.btime, go.winc, go.binc, go.nodes) == (None, None, None, None, 500)
+    go = go_params(clock("nodes=500"), black, white_to_move=False)
+    assert (go.wtime, go.btime, go.nodes) == (None, 10_100, None)
     go = go_params(clock("st=1"), clock("st=2"), white_to_move=False)
     assert go.movetime == 2000 and go.wtime is None
     assert go_params(clock("inf"), clock("inf"), white_to_move=True).infinite
