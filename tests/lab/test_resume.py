@@ -156,3 +156,23 @@ def test_sigkill_many_times_at_random_moments_then_resume(tmp_path):
         kill_after(process, out, games_done=target, extra_s=rng.uniform(0.0, 2.5))
         check_intact(out)
     finish_and_check(path, out)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_resumes(tmp_path):
+    path, out = setup(tmp_path, games=4, tc="0.5+0.02")
+    process = tempo(path)
+    deadline = time.monotonic() + 120
+    while stored(out) < 1:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted; finished games are kept" in err
+    check_intact(out)
+    with open_store(out) as store:
+        done = store.game_count()
+    with open(out / "games.pgn") as handle:
+        assert sum(1 for _ in iter(lambda: chess.pgn.read_game(handle), None)) == done
+    finish_and_check(path, out)
