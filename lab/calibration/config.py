@@ -28,6 +28,9 @@
     cmd = ["/usr/games/stockfish"]
     options = { "Skill Level" = 0, Threads = 1, Hash = 16 }
     rating = 1320
+    # or one of our own levels already calibrated (any name but L<Elo>):
+    # builtin = "tempo", options = { UCI_LimitStrength = true, UCI_Elo = 1200,
+    #                                EloTable = "calibrated.csv" }, rating = 1200
 
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
