@@ -49,6 +49,7 @@ The file (every table but `[[engines]]` is optional)::
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import shutil
 import sys
@@ -143,11 +144,23 @@ class Experiment:
         """What fixes the games: a used folder only resumes an experiment with the same identity.
 
         Left out: the number of games or rounds (a run may be extended; game ids are positions in
-        the schedule), concurrency, SPRT settings and the output folder.
+        the schedule), concurrency, SPRT settings and the output folder. Where things live is
+        left out too, so a moved checkout or another virtualenv still resumes: our engine is
+        `builtin:tempo` rather than its interpreter's path, and the book is its file name and
+        the SHA-256 of its content.
         """
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source"):
             data.pop(key)
+        builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
+        for engine in data["engines"]:
+            if tuple(engine["cmd"]) in builtins:
+                engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+        book = data["openings"]
+        if book["file"] is not None:
+            path = Path(book["file"])
+            book["file"] = path.name
+            book["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
         return data
 
 

@@ -231,3 +231,17 @@ def test_quick_match_uses_the_shipped_book_by_default():
     exp = quick_experiment(["stockfish", "stockfish"], "1+0.01", 2)
     assert Path(exp.openings.file) == BOOK.resolve() and exp.openings.order == "random"
     assert len(exp.book) == 400
+
+
+def test_identity_survives_a_moved_book_and_names_our_engine_not_its_interpreter(tmp_path):
+    moved = tmp_path / "elsewhere" / BOOK.name
+    moved.parent.mkdir()
+    moved.write_bytes(BOOK.read_bytes())
+    text = BASE.replace(f'cmd = ["{STOCKFISH}"]\noptions', 'builtin = "tempo"\noptions', 1)
+    here = load_experiment(write(tmp_path, text))
+    there = load_experiment(write(tmp_path, text.replace(str(BOOK), str(moved)), "moved.toml"))
+    assert here.identity() == there.identity()
+    assert here.identity()["engines"][0]["cmd"] == ["builtin:tempo"]
+    moved.write_text("\n".join(BOOK.read_text().splitlines()[:10]) + "\n")
+    changed = load_experiment(write(tmp_path, text.replace(str(BOOK), str(moved)), "c.toml"))
+    assert changed.identity() != here.identity()
