@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3 and
-# phalanx (an XBoard engine), a virtual environment .venv with the project and its test tools, and a
+# Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3,
+# phalanx (an XBoard engine) and openssl (the Dask TLS tests make certificates), a virtual environment .venv with the project and its test tools, and a
 # PyPy environment .venv-pypy with python-chess, in which tempo-engine runs when it is there.
 # Safe to run again: what is already in place is kept.
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 EXTRAS=${TEMPO_EXTRAS:-dev,notebooks,parquet,dask}
-packages=(stockfish pypy3 phalanx)
+packages=(stockfish pypy3 phalanx openssl)
 
 missing=()
 for p in "${packages[@]}"; do
