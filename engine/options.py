@@ -83,6 +83,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("EloTable", "string", ""),
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Telemetry", "check", True),
+    Option("ValueScale", "spin", 400, 50, 4000),
+    Option("SmartPruningFactor", "string", "1.33"),
     Option("Clear Hash", "button"),
 )
 

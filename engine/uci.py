@@ -28,6 +28,7 @@ from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
 from engine.search.context import SearchContext, SearchResult
 from engine.tt import TranspositionTable
 from timecontrol.factory import create_manager
+from timecontrol.smart_pruning import SmartPruningStopper
 from timecontrol.stopper import ChainedStopper, GoParams, Stopper, limit_stoppers
 
 ENGINE_NAME = "Tempo 0.1"
@@ -67,6 +68,17 @@ def parse_go(args: list[str]) -> GoParams:
         else:
             raise UciError(f"go: unknown parameter {word!r}")
     return go
+
+
+def parse_factor(text: str) -> float:
+    """The `SmartPruningFactor` option: a number >= 0 (0 turns smart pruning off)."""
+    try:
+        factor = float(text)
+    except ValueError:
+        raise UciError(f"option SmartPruningFactor: {text!r} is not a number") from None
+    if not factor >= 0 or factor == float("inf"):
+        raise UciError(f"option SmartPruningFactor: {text!r} must be a finite number >= 0")
+    return factor
 
 
 def parse_position(args: list[str]) -> tuple[str, list[str], chess.Board]:
@@ -194,6 +206,7 @@ class UciEngine:
         self.finish_search()
         self.tt.clear()
         self.manager.new_game()
+        search.new_game()
         self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
 
     def cmd_position(self, args: list[str]) -> None:
@@ -218,6 +231,8 @@ class UciEngine:
             self.tt.resize(parsed)
         elif name == "Clear Hash":
             self.tt.clear()
+        elif name == "SmartPruningFactor":
+            parsed = parse_factor(parsed)
         elif name == "TimeManager":
             try:
                 self.manager = create_manager(parsed or DEFAULT_TIME_MANAGER)
@@ -263,16 +278,18 @@ class UciEngine:
         go = parse_go(args)
         self.stop_event = threading.Event()
         board = self.board.copy()
+        reused = search.prepare(self.options["SearchMode"], board)
         ctx = SearchContext(
             board=board,
             evaluator=self.evaluator,
             tt=self.tt,
-            stopper=self.make_stopper(go, board),
+            stopper=self.make_stopper(go, board, reused),
             send=self.send,
             stop_event=self.stop_event,
             multipv=self.options["MultiPV"],
             contempt=self.options["Contempt"],
             start_time=started,
+            value_scale=self.options["ValueScale"],
         )
         mode = self.options["SearchMode"]
         self.thread = threading.Thread(target=self.think, args=(ctx, go, mode), daemon=True)
@@ -280,13 +297,19 @@ class UciEngine:
 
     # -- one search -----------------------------------------------------------------------------
 
-    def make_stopper(self, go: GoParams, board: chess.Board) -> Stopper:
-        """The manager's stopper chain when the side to move has a clock, else the plain limits."""
+    def make_stopper(self, go: GoParams, board: chess.Board, reused: int = 0) -> Stopper:
+        """The manager's stopper chain when the side to move has a clock, else the plain limits;
+        in mcts mode (not `go infinite`) smart pruning goes last (reference §6.1)."""
         overhead = self.options["Move Overhead"]
         if go.clock(board.turn) is not None and not go.infinite:
             white = board.turn == chess.WHITE
-            return self.manager.make_stopper(go, board.ply(), white, 0, overhead)
-        return ChainedStopper(limit_stoppers(go, overhead))
+            stopper = self.manager.make_stopper(go, board.ply(), white, reused, overhead)
+        else:
+            stopper = ChainedStopper(limit_stoppers(go, overhead))
+        if self.options["SearchMode"] == "mcts" and not go.infinite:
+            factor = parse_factor(self.options["SmartPruningFactor"])
+            stopper = ChainedStopper([stopper, SmartPruningStopper(factor)])
+        return stopper
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
         """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
@@ -317,7 +340,7 @@ class UciEngine:
             ply=ctx.board.ply(),
             used_ms=round((time.perf_counter() - ctx.start_time) * 1000),
             nodes=result.nodes,
-            reused_nodes=0,
+            reused_nodes=result.reused_nodes,
             stop_reason=result.stop_reason,
         )
         return record

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+import chess
+
 from engine.search.context import SearchContext, SearchResult
 
 MODES = ("alphabeta", "greenblatt", "mcts")
@@ -24,3 +26,20 @@ def run(mode: str, ctx: SearchContext) -> SearchResult:
             raise
         raise ModeUnavailable(f"{mode} not available yet") from None
     return module.search(ctx)
+
+
+def prepare(mode: str, board: chess.Board) -> int:
+    """Before a `go`: in mcts mode, make the kept tree's subtree of `board` the next root and
+    return its visits (the reused nodes); 0 otherwise (other modes keep no tree)."""
+    if mode != "mcts":
+        return 0
+    from engine.search import mcts
+
+    return mcts.prepare(board)
+
+
+def new_game() -> None:
+    """`ucinewgame`: drop the MCTS tree."""
+    from engine.search import mcts
+
+    mcts.new_game()

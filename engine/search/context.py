@@ -33,6 +33,8 @@ class SearchContext:
     max_depth: int = 64
     start_time: float = field(default_factory=time.perf_counter)
     throttle: Callable[[SearchStats], None] | None = None
+    value_scale: int = 400
+    """MCTS: centipawns of the logistic mapping of evaluations to values (option ValueScale)."""
 
 
 @dataclass
@@ -57,6 +59,7 @@ class SearchResult:
     stop_reason: str
     pv: list[chess.Move] = field(default_factory=list)
     lines: list[RootLine] = field(default_factory=list)
+    reused_nodes: int = 0
 
     @property
     def ponder(self) -> chess.Move | None:
