@@ -46,7 +46,7 @@ from engine.search.mcts_tree import (
     ranked,
     select,
 )
-from engine.search.mcts_value import DEFAULT_VALUE_SCALE, leaf_value, priors, value_to_cp
+from engine.search.mcts_value import leaf_value, priors, value_to_cp
 from engine.tt import ENTRY_BYTES
 from timecontrol.stopper import SearchStats, StopperHints
 
@@ -125,7 +125,7 @@ class MctsSearch:
         self.ctx = ctx
         self.board = ctx.board
         self.evaluate = ctx.evaluator.evaluate
-        self.scale = float(getattr(ctx, "value_scale", DEFAULT_VALUE_SCALE))
+        self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
         self.root = root
         self.reused = root.n
@@ -419,12 +419,8 @@ class MctsSearch:
             stop_reason=reason,
             pv=pv,
             lines=lines,
-            **({"reused_nodes": self.reused} if _has_reused_field() else {}),
+            reused_nodes=self.reused,
         )
-
-
-def _has_reused_field() -> bool:
-    return "reused_nodes" in SearchResult.__dataclass_fields__
 
 
 def need_more_time(root: Node) -> bool:

@@ -16,11 +16,6 @@ import chess
 from engine.ordering import capture_gain, plausibility
 from engine.score import EVAL_LIMIT
 
-DEFAULT_VALUE_SCALE = 400
-"""Centipawns per factor of 10 in the odds of the expected score (the Elo logistic,
-E = 1 / (1 + 10^(-cp/scale))): v = 2E - 1 = tanh(cp * ln10 / (2 * scale)), about tanh(cp/347)
-at 400, inside the tanh(cp/k), k = 300..400 suggested in reference/engines.md section 4d."""
-
 POLICY_TEMPERATURE_CP = 100.0
 """Softmax temperature of the priors, in plausibility points (centipawn-like): a free hanging
 knight is about e^3 times as likely as a quiet move (engines.md 4d: "tune your own")."""
@@ -35,7 +30,10 @@ V_LIMIT = 1.0 - 1e-12
 
 
 def cp_to_value(cp: float, scale: float) -> float:
-    """Expected score in [-1, 1] of an evaluation of `cp` centipawns (logistic, base 10)."""
+    """Expected score in [-1, 1] of an evaluation of `cp` centipawns: the Elo logistic
+    E = 1 / (1 + 10^(-cp/scale)) as v = 2E - 1 = tanh(cp * ln10 / (2 * scale)); at the default
+    scale 400 (option ValueScale) about tanh(cp/347), inside the tanh(cp/k), k = 300..400 of
+    reference/engines.md section 4d."""
     return math.tanh(cp * math.log(10.0) / (2.0 * scale))
 
 
