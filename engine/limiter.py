@@ -1,0 +1,241 @@
+"""The strength limiter: what `UCI_LimitStrength` and its options do to one engine's searches.
+
+It turns the options (`UCI_LimitStrength`, `UCI_Elo`, `EloTable`, `LimitMode`, `Seed`) into the
+parameters of `engine.strength` (seeds/000_0bc72ab1c4602caa.txt, reference/elo_limit.md §0) and
+applies them around each search, so that the UCI loop only forwards options and hands over its
+context and result:
+
+* evaluation: knowledge fractions and distorted material (§1.5, §1.6), a new `Evaluator` built
+  when an option changes, not per move;
+* search speed, `LimitMode nps` (the default): MadChess's stall (§1.3): from the second iteration
+  on, every periodic check waits until nodes / elapsed is back within the NPS limit, sleeping in
+  `SLEEP_SLICE_S` slices so `stop` ends the wait at once (MadChess issue #67), and giving up at
+  the move's planned time, after which the search stops ("throttle"), as MadChess stops when
+  its soft limit passes while stalling;
+* search speed, `LimitMode nodes`: a node budget of NPS x the planned move time (§1.3, §6),
+  deterministic and free of waiting; with no planned time (`go depth`, `go nodes`, `go infinite`)
+  it falls back to the throttle;
+* move choice: every root move scored exactly (MultiPV = all legal moves), then `choose_move`
+  with one random stream per game, seeded from `Seed` (§1.4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+import time
+from collections.abc import Callable
+
+import chess
+
+from engine.evaluate import Evaluator, MaterialValues
+from engine.options import OptionError, Options
+from engine.score import to_uci
+from engine.search.context import SearchContext, SearchResult
+from engine.strength import (
+    SLEEP_SLICE_S,
+    EloTable,
+    EloTableError,
+    StrengthParams,
+    check_interval,
+    choose_move,
+    clamp_elo,
+    dump_lines,
+    node_budget,
+    params_for_elo,
+    throttle_delay,
+)
+from timecontrol.stopper import (
+    ChainedStopper,
+    GoParams,
+    NodesStopper,
+    SearchStats,
+    Stopper,
+    StopperHints,
+)
+
+#: The options the limiter handles (canonical names, as `engine.options` declares them).
+LIMITER_OPTIONS = ("UCI_LimitStrength", "UCI_Elo", "EloTable", "LimitMode", "Seed")
+#: The options after which `debug on` shows the parameters (the seed's "Precise Values").
+DUMPED_OPTIONS = ("UCI_LimitStrength", "UCI_Elo", "EloTable")
+
+
+def planned_move_ms(telemetry: dict[str, object], go: GoParams, overhead_ms: int) -> float | None:
+    """The time planned for this move: the manager's `budget_ms` and the `movetime` less the move
+    overhead (as the movetime stopper has it), whichever is smaller; None when neither is given."""
+    candidates = []
+    budget = telemetry.get("budget_ms")
+    if isinstance(budget, (int, float)):
+        candidates.append(float(budget))
+    if go.movetime is not None:
+        candidates.append(float(max(0, go.movetime - overhead_ms)))
+    return min(candidates) if candidates else None
+
+
+class NpsThrottle:
+    """The `ctx.throttle` callback of one search: waits while the search is above the NPS limit.
+
+    Skipped during the first iteration (stats.depth < 1), so a scored move always exists (§1.3).
+    The wait recomputes the delay every slice and ends when the rate is back within the limit,
+    when `stop` is set, or at `deadline_ms` after the move started; in the last case `expired`
+    is set and `ThrottleStopper` ends the search at its next check.
+    """
+
+    def __init__(self, nps: int, stop_event: threading.Event, start_time: float,
+                 deadline_ms: float | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.nps = nps
+        self.stop_event = stop_event
+        self.start_time = start_time
+        self.deadline_ms = deadline_ms
+        self.clock = clock
+        self.expired = False
+        self.waited_s = 0.0
+
+    def __call__(self, stats: SearchStats) -> None:
+        if stats.depth < 1:
+            return
+        nodes = stats.nodes_since_movestart
+        while not self.stop_event.is_set():
+            elapsed_s = self.clock() - self.start_time
+            slice_s = min(throttle_delay(nodes, elapsed_s, self.nps), SLEEP_SLICE_S)
+            if self.deadline_ms is not None:
+                left_s = self.deadline_ms / 1000 - elapsed_s
+                if left_s <= 0 and slice_s > 0:
+                    self.expired = True
+                    return
+                slice_s = min(slice_s, left_s)
+            if slice_s <= 0:
+                return
+            self.stop_event.wait(slice_s)
+            self.waited_s += slice_s
+
+
+@dataclasses.dataclass
+class ThrottleStopper(Stopper):
+    """Ends the search once its throttle ran out of planned time while waiting (§1.3)."""
+
+    throttle: NpsThrottle
+
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
+        return "throttle" if self.throttle.expired else None
+
+
+class StrengthLimiter:
+    """Options -> strength parameters, evaluator and random stream; applied to each search."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.table: EloTable | None = None
+        self.params: StrengthParams = self._compute_params()
+        self.evaluator = Evaluator()
+        self.rng = random.Random(options["Seed"])
+
+    # -- options --------------------------------------------------------------------------------
+
+    @property
+    def limited(self) -> bool:
+        return bool(self.options["UCI_LimitStrength"])
+
+    @staticmethod
+    def handles(name: str) -> bool:
+        """Whether `name` (any case, as UCI allows) is one of the limiter's options."""
+        return name.strip().lower() in {option.lower() for option in LIMITER_OPTIONS}
+
+    def set_option(self, name: str, value: str, debug: bool = False) -> list[str]:
+        """Apply one `setoption` of a limiter option; the `info string` lines to send.
+
+        An out-of-range `UCI_Elo` is clamped with a warning; a table that does not load is
+        reported (naming file and line) and the previous table is kept. Other bad values raise
+        OptionError. With `debug` on and the limit on, the parameter dump follows.
+        """
+        lines = []
+        if name.strip().lower() == "uci_elo":
+            name = "UCI_Elo"
+            try:
+                requested = int(value.strip())
+            except ValueError:
+                raise OptionError(f"option UCI_Elo: {value.strip()!r} is not an integer") from None
+            parsed, warning = clamp_elo(requested)
+            if warning:
+                lines.append(f"info string warning: {warning}")
+        else:
+            name, parsed = self.options.parse(name, value)
+        if name == "EloTable":
+            try:
+                self.table = EloTable.load(parsed) if parsed else None
+            except EloTableError as error:
+                return [*lines, f"info string error: {error}"]
+        self.options.set(name, parsed)
+        if name == "Seed":
+            self.new_game()
+            return lines
+        if name == "LimitMode":
+            return lines
+        self.params = self._compute_params()
+        self.evaluator = self._build_evaluator()
+        if debug and self.limited and name in DUMPED_OPTIONS:
+            lines.extend(f"info string {line}" for line in dump_lines(self.params))
+        return lines
+
+    def new_game(self) -> None:
+        """A new game (or a new `Seed`): restart the random stream from the seed."""
+        self.rng = random.Random(self.options["Seed"])
+
+    def _compute_params(self) -> StrengthParams:
+        elo = self.options["UCI_Elo"]
+        return self.table.params_for_elo(elo) if self.table else params_for_elo(elo)
+
+    def _build_evaluator(self) -> Evaluator:
+        if not self.limited:
+            return Evaluator()
+        material = MaterialValues(self.params.material_mg, self.params.material_eg)
+        return Evaluator(knowledge=self.params.knowledge, material=material)
+
+    # -- one search -----------------------------------------------------------------------------
+
+    def multipv(self, user_multipv: int, board: chess.Board) -> int:
+        """Lines to search: every legal move when the choice may fall below the best (§6)."""
+        if self.limited and self.params.makes_errors:
+            return max(user_multipv, board.legal_moves.count())
+        return user_multipv
+
+    def prepare(self, ctx: SearchContext, go: GoParams, overhead_ms: int) -> None:
+        """Fit a search's context to the limit: MultiPV, and the throttle or the node budget."""
+        if not self.limited:
+            return
+        ctx.multipv = self.multipv(ctx.multipv, ctx.board)
+        planned = planned_move_ms(ctx.stopper.telemetry(), go, overhead_ms)
+        nps = self.params.nps
+        if self.options["LimitMode"] == "nodes" and planned is not None:
+            budget = NodesStopper(node_budget(nps, planned / 1000))
+            ctx.stopper = ChainedStopper([ctx.stopper, budget])
+            return
+        throttle = NpsThrottle(nps, ctx.stop_event, ctx.start_time, planned)
+        ctx.throttle = throttle
+        ctx.check_nodes = check_interval(nps)
+        ctx.stopper = ChainedStopper([ctx.stopper, ThrottleStopper(throttle)])
+
+    def choose(self, ctx: SearchContext, result: SearchResult) -> SearchResult:
+        """The result with the move to play: `choose_move` over the exactly scored root moves
+        when limited (§1.4); the chosen line is reported as the final `info` line."""
+        if not (self.limited and self.params.makes_errors and result.lines):
+            return result
+        scores = [(line.move, line.score) for line in result.lines]
+        choice = choose_move(scores, self.params, self.rng)
+        line = next(line for line in result.lines if line.move == choice.move)
+        best = max(score for _, score in scores)
+        ctx.send(
+            f"info string strength choice {line.move.uci()} score {line.score} best {best} "
+            f"budget {choice.budget_cp} blunder {str(choice.blunder).lower()} "
+            f"eligible {choice.eligible}"
+        )
+        if line.move != result.best_move:
+            ctx.send(
+                f"info depth {max(result.depth, 1)} seldepth {result.seldepth} multipv 1 "
+                f"score {to_uci(line.score)} nodes {result.nodes} time {int(result.time_ms)} "
+                f"pv {' '.join(move.uci() for move in line.pv)}"
+            )
+        return dataclasses.replace(result, best_move=line.move, score=line.score,
+                                   pv=list(line.pv))

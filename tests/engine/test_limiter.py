@@ -1,0 +1,211 @@
+"""engine.limiter: options -> parameters, the NPS throttle's waiting, node budgets, the choice."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import chess
+import pytest
+
+from engine.evaluate import MaterialValues
+from engine.limiter import NpsThrottle, StrengthLimiter, ThrottleStopper, planned_move_ms
+from engine.options import OptionError, Options
+from engine.search.context import RootLine, SearchContext, SearchResult
+from engine.strength import dump_lines, params_for_elo
+from engine.tt import TranspositionTable
+from timecontrol.stopper import (
+    ChainedStopper,
+    GoParams,
+    NodesStopper,
+    SearchStats,
+    StopperHints,
+    TimeLimitStopper,
+)
+
+SEED_1075_HEAD = [
+    "info string LimitStrength = True, ELO = 1075.",
+    "info string NPS = 6863, MoveError = 31, BlunderError = 330, BlunderPer128 = 13.",
+]
+
+
+def limiter(**options) -> StrengthLimiter:
+    strength = StrengthLimiter(Options())
+    for name, value in options.items():
+        strength.set_option(name, value)
+    return strength
+
+
+def test_debug_dump_follows_each_strength_option_only_when_limited():
+    strength = StrengthLimiter(Options())
+    assert strength.set_option("UCI_Elo", "1075", debug=True) == []  # limit still off
+    lines = strength.set_option("uci_limitstrength", "true", debug=True)
+    assert lines[:2] == SEED_1075_HEAD
+    assert lines == [f"info string {line}" for line in dump_lines(params_for_elo(1075))]
+    assert strength.set_option("UCI_Elo", "600", debug=False) == []
+    assert strength.set_option("LimitMode", "nodes", debug=True) == []
+
+
+@pytest.mark.parametrize("value, elo, word", [("100", 600, "below"), ("9999", 2600, "above")])
+def test_out_of_range_elo_is_clamped_with_a_warning(value, elo, word):
+    strength = limiter(UCI_LimitStrength="true")
+    lines = strength.set_option("UCI_Elo", value)
+    assert len(lines) == 1 and lines[0].startswith("info string warning: ")
+    assert word in lines[0] and value in lines[0]
+    assert strength.params.elo == elo and strength.options["UCI_Elo"] == elo
+
+
+def test_bad_values_are_option_errors():
+    strength = StrengthLimiter(Options())
+    with pytest.raises(OptionError, match="UCI_Elo"):
+        strength.set_option("UCI_Elo", "strong")
+    with pytest.raises(OptionError, match="LimitMode"):
+        strength.set_option("LimitMode", "depth")
+
+
+def test_a_bad_table_keeps_the_previous_one(tmp_path):
+    good = tmp_path / "good.csv"
+    good.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n600,111,7,70,3\n"
+                    "2600,222222,1,10,1\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n600,1,2,3,4\n500,1,2,3,4\n")
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="600", EloTable=str(good))
+    assert (strength.params.nps, strength.params.move_error) == (111, 7)
+    lines = strength.set_option("EloTable", str(bad), debug=True)
+    assert lines == [f"info string error: {bad}:3: Elo 500 outside 600..2600"]
+    assert (strength.params.nps, strength.params.move_error) == (111, 7)
+    strength.set_option("EloTable", "")
+    assert strength.params == params_for_elo(600)
+
+
+def test_limited_evaluator_has_the_levels_knowledge_and_material():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="700")
+    params = params_for_elo(700)
+    evaluator = strength.evaluator
+    assert evaluator.material == MaterialValues(params.material_mg, params.material_eg)
+    assert evaluator.material.middlegame[chess.PAWN] < 100  # pawns undervalued below 800
+    assert dict(zip(params.knowledge, evaluator.knowledge)) == params.knowledge
+    strength.set_option("UCI_LimitStrength", "false")
+    assert strength.evaluator.material == MaterialValues()
+    assert set(strength.evaluator.knowledge) == {1.0}
+
+
+def test_seed_restarts_the_random_stream():
+    strength = limiter(Seed="7")
+    first = [strength.rng.random() for _ in range(3)]
+    strength.new_game()
+    assert [strength.rng.random() for _ in range(3)] == first
+    strength.set_option("Seed", "8")
+    assert [strength.rng.random() for _ in range(3)] != first
+
+
+def test_multipv_covers_every_root_move_when_limited():
+    board = chess.Board()
+    assert limiter().multipv(1, board) == 1
+    strength = limiter(UCI_LimitStrength="true")
+    assert strength.multipv(1, board) == 20
+    assert strength.multipv(30, board) == 30
+
+
+def test_planned_move_time():
+    assert planned_move_ms({"budget_ms": 800}, GoParams(), 10) == 800
+    assert planned_move_ms({}, GoParams(movetime=500), 10) == 490
+    assert planned_move_ms({"budget_ms": 800}, GoParams(movetime=500), 10) == 490
+    assert planned_move_ms({"tm": "smooth"}, GoParams(depth=3), 10) is None
+
+
+def context(go: GoParams, overhead: int = 10) -> SearchContext:
+    from timecontrol.stopper import limit_stoppers
+
+    return SearchContext(chess.Board(), None, TranspositionTable(1),
+                         stopper=ChainedStopper(limit_stoppers(go, overhead)))
+
+
+def test_nodes_mode_adds_a_node_budget_of_nps_times_planned_time():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1000", LimitMode="nodes")
+    ctx = context(GoParams(movetime=1010))
+    strength.prepare(ctx, GoParams(movetime=1010), 10)
+    assert ctx.throttle is None and ctx.multipv == 20
+    hints = StopperHints()
+    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=3699), hints) is None
+    assert hints.remaining_nodes == 1
+    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=3700), hints) == "nodes"
+    assert any(isinstance(s, NodesStopper) for s in ctx.stopper.stoppers)
+
+
+def test_nodes_mode_without_a_time_budget_falls_back_to_the_throttle():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1000", LimitMode="nodes")
+    ctx = context(GoParams(depth=4))
+    strength.prepare(ctx, GoParams(depth=4), 10)
+    assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 3700
+    assert ctx.check_nodes == 37
+
+
+def test_unlimited_search_is_left_alone():
+    strength = limiter(UCI_Elo="800")
+    ctx = context(GoParams(movetime=100))
+    before = ctx.stopper
+    strength.prepare(ctx, GoParams(movetime=100), 10)
+    assert ctx.throttle is None and ctx.stopper is before and ctx.multipv == 1
+
+
+def test_throttle_waits_until_the_rate_is_within_the_limit():
+    start = time.perf_counter()
+    throttle = NpsThrottle(1000, threading.Event(), start)
+    throttle(SearchStats(nodes_since_movestart=150, depth=0))  # first iteration: full speed
+    assert time.perf_counter() - start < 0.05
+    throttle(SearchStats(nodes_since_movestart=150, depth=1))
+    assert 0.15 <= time.perf_counter() - start < 0.5
+    assert not throttle.expired
+
+
+def test_stop_ends_the_wait_at_once():
+    stop = threading.Event()
+    start = time.perf_counter()
+    throttle = NpsThrottle(10, stop, start)
+    threading.Timer(0.1, stop.set).start()
+    throttle(SearchStats(nodes_since_movestart=100, depth=2))  # 10 s at the limit
+    assert time.perf_counter() - start < 0.5
+
+
+def test_throttle_gives_up_at_the_planned_time_and_the_search_stops():
+    start = time.perf_counter()
+    throttle = NpsThrottle(10, threading.Event(), start, deadline_ms=100)
+    stopper = ChainedStopper([TimeLimitStopper(10_000), ThrottleStopper(throttle)])
+    assert stopper.should_stop(SearchStats(), StopperHints()) is None
+    throttle(SearchStats(nodes_since_movestart=100, depth=2))
+    assert 0.09 <= time.perf_counter() - start < 0.5
+    assert throttle.expired
+    assert stopper.should_stop(SearchStats(), StopperHints()) == "throttle"
+
+
+def result_with(lines: list[tuple[str, int]]) -> SearchResult:
+    roots = [RootLine(chess.Move.from_uci(m), s, [chess.Move.from_uci(m)]) for m, s in lines]
+    return SearchResult(roots[0].move, roots[0].score, 3, 5, 1000, 50.0, "movetime",
+                        pv=list(roots[0].pv), lines=roots)
+
+
+def test_choice_stays_within_the_budget_and_reports_the_played_line():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="600", Seed="3")
+    sent: list[str] = []
+    ctx = SearchContext(chess.Board(), None, TranspositionTable(1), send=sent.append)
+    roots = [("e2e4", 40), ("d2d4", 35), ("g1f3", 0), ("a2a3", -20), ("g2g4", -700)]
+    played = set()
+    for _ in range(200):
+        sent.clear()
+        result = strength.choose(ctx, result_with(roots))
+        score = dict(roots)[result.best_move.uci()]
+        assert result.score == score and result.pv == [result.best_move]
+        budget = int(sent[0].split(" budget ")[1].split()[0])
+        assert budget in (50, 603) and score >= 40 - budget
+        played.add(result.best_move.uci())
+        if result.best_move.uci() != "e2e4":
+            assert sent[1].startswith("info depth 3 ") and f"pv {result.best_move}" in sent[1]
+    assert played == {"e2e4", "d2d4", "g1f3", "a2a3"}
+
+
+def test_full_strength_plays_the_searchs_move():
+    strength = limiter(UCI_Elo="600")
+    result = result_with([("e2e4", 40), ("d2d4", 35)])
+    assert strength.choose(SearchContext(chess.Board(), None, TranspositionTable(1)),
+                           result) is result
