@@ -33,6 +33,8 @@ class SearchContext:
     max_depth: int = 64
     start_time: float = field(default_factory=time.perf_counter)
     throttle: Callable[[SearchStats], None] | None = None
+    check_nodes: int | None = None
+    """Most nodes between two periodic checks, if set (the NPS throttle's granularity)."""
     value_scale: int = 400
     """MCTS: centipawns of the logistic mapping of evaluations to values (option ValueScale)."""
 
