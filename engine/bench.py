@@ -7,6 +7,7 @@ the interpreter and the machine.
 
 from __future__ import annotations
 
+import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ def run_bench(
 ) -> BenchResult:
     """Search every bench position to `depth` with `mode`; print Stockfish-style totals."""
     nodes = 0
+    send(f"Interpreter: {platform.python_implementation()} {platform.python_version()}")
     began = time.perf_counter()
     for index, fen in enumerate(BENCH_POSITIONS, 1):
         send(f"Position: {index}/{len(BENCH_POSITIONS)} {fen}")

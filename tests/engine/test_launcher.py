@@ -1,0 +1,64 @@
+"""`tempo-engine` interpreter choice (PyPy when present, forced by environment variables)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from engine.launcher import (
+    REPO_ROOT,
+    LauncherError,
+    choose_interpreter,
+    engine_command,
+    engine_environment,
+)
+
+REPO_PYPY = REPO_ROOT / ".venv-pypy" / "bin" / "python"
+
+
+def test_forced_cpython_is_this_interpreter():
+    assert choose_interpreter({"TEMPO_ENGINE_PYTHON": "cpython"}) == sys.executable
+
+
+def test_tempo_pypy_is_preferred(tmp_path):
+    pypy = tmp_path / "pypy3"
+    pypy.write_text("#!/bin/sh\n")
+    pypy.chmod(0o755)
+    assert choose_interpreter({"TEMPO_PYPY": str(pypy)}) == str(pypy)
+    assert choose_interpreter({"TEMPO_PYPY": str(pypy), "TEMPO_ENGINE_PYTHON": "pypy"}) == str(pypy)
+
+
+def test_default_is_the_repository_pypy_when_it_exists():
+    expected = str(REPO_PYPY) if REPO_PYPY.exists() else sys.executable
+    assert choose_interpreter({}) == expected
+
+
+def test_forced_pypy_without_pypy_is_an_error(monkeypatch, tmp_path):
+    monkeypatch.setattr("engine.launcher.REPO_ROOT", tmp_path)
+    with pytest.raises(LauncherError, match="TEMPO_ENGINE_PYTHON=pypy"):
+        choose_interpreter({"TEMPO_ENGINE_PYTHON": "pypy", "TEMPO_PYPY": "/nonexistent/pypy"})
+    assert choose_interpreter({"TEMPO_PYPY": "/nonexistent/pypy"}) == sys.executable
+
+
+def test_forced_path_must_be_executable():
+    with pytest.raises(LauncherError, match="/nonexistent/python"):
+        choose_interpreter({"TEMPO_ENGINE_PYTHON": "/nonexistent/python"})
+
+
+def test_command_and_environment():
+    command = engine_command(["bench", "--depth", "2"], {"TEMPO_ENGINE_PYTHON": "cpython"})
+    assert command == [sys.executable, "-m", "engine", "bench", "--depth", "2"]
+    env = engine_environment({"PYTHONPATH": "/elsewhere"})
+    assert env["PYTHONPATH"].split(":") == [str(REPO_ROOT), "/elsewhere"]
+
+
+@pytest.mark.skipif(not REPO_PYPY.exists(), reason="no PyPy venv in this checkout")
+def test_engine_runs_under_pypy():
+    out = subprocess.run(
+        [sys.executable, "-c", "from engine.launcher import main; main()", "bench", "--depth", "2"],
+        input="", capture_output=True, text=True, timeout=120,
+        env={"TEMPO_ENGINE_PYTHON": "pypy", "PATH": "/usr/bin:/bin"},
+    ).stdout
+    assert "Interpreter: PyPy 3.9" in out and "Nodes searched" in out
