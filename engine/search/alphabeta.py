@@ -545,17 +545,21 @@ class AlphaBetaSearch:
 
     def schedule_check(self) -> None:
         """Set the node count of the next check from the hints of the last one: at most
-        CHECK_INTERVAL nodes or CHECK_WINDOW_MS at the speed so far, a quarter of the time the
-        stoppers report left, and no more than the nodes they allow."""
-        step = CHECK_INTERVAL
+        CHECK_INTERVAL nodes (or `ctx.check_nodes`) or CHECK_WINDOW_MS at the speed so far, a
+        quarter of the time the stoppers report left, and no more than the nodes they allow, so
+        that a node limit ends the search on exactly the same node whatever the timing."""
+        cap = self.ctx.check_nodes
+        step = CHECK_INTERVAL if cap is None else min(cap, CHECK_INTERVAL)
         hints = self.hints
-        if hints.remaining_nodes < step:
-            step = int(hints.remaining_nodes)
         elapsed = self.stats.time_since_movestart_ms
         if elapsed > 0:
             window = min(CHECK_WINDOW_MS, hints.remaining_ms / 4)
             step = min(step, int(window * self.nodes / elapsed))
-        self.next_check = self.nodes + max(step, MIN_CHECK_INTERVAL if step > 0 else 1)
+        if step > 0:
+            step = max(step, MIN_CHECK_INTERVAL if cap is None else min(cap, MIN_CHECK_INTERVAL))
+        if hints.remaining_nodes < step:
+            step = int(hints.remaining_nodes)
+        self.next_check = self.nodes + max(step, 1)
 
     def boundary_check(self, iteration_ms: list[float]) -> str | None:
         """The check between iterations: the stopper, then whether the next iteration, predicted
