@@ -24,6 +24,7 @@ import chess
 from engine import search
 from engine.bench import BENCH_DEPTH, run_bench
 from engine.evaluate import Evaluator
+from engine.limiter import StrengthLimiter
 from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
 from engine.search.context import SearchContext, SearchResult
 from engine.tt import TranspositionTable
@@ -118,6 +119,7 @@ class UciEngine:
         self._write = write or self._stdout
         self.out_lock = threading.Lock()
         self.options = Options()
+        self.limiter = StrengthLimiter(self.options)
         self.tt = TranspositionTable(self.options["Hash"])
         self.manager = create_manager(DEFAULT_TIME_MANAGER)
         self.evaluator = Evaluator()
@@ -207,6 +209,7 @@ class UciEngine:
         self.tt.clear()
         self.manager.new_game()
         search.new_game()
+        self.limiter.new_game()
         self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
 
     def cmd_position(self, args: list[str]) -> None:
@@ -226,6 +229,11 @@ class UciEngine:
             name, value = " ".join(args[1:split]), " ".join(args[split + 1 :])
         else:
             name, value = " ".join(args[1:]), ""
+        if self.limiter.handles(name):
+            for line in self.limiter.set_option(name, value, self.debug):
+                self.send(line)
+            self.evaluator = self.limiter.evaluator
+            return
         name, parsed = self.options.parse(name, value)
         if name == "Hash":
             self.tt.resize(parsed)
@@ -291,6 +299,7 @@ class UciEngine:
             start_time=started,
             value_scale=self.options["ValueScale"],
         )
+        self.limiter.prepare(ctx, go, self.options["Move Overhead"])
         mode = self.options["SearchMode"]
         self.thread = threading.Thread(target=self.think, args=(ctx, go, mode), daemon=True)
         self.thread.start()
@@ -323,6 +332,7 @@ class UciEngine:
             self.error(f"search failed: {type(error).__name__}: {error}")
             legal = list(ctx.board.legal_moves)
             result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0, "error")
+        result = self.limiter.choose(ctx, result)
         if go.infinite:
             ctx.stop_event.wait()
         if self.options["Telemetry"]:
