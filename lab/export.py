@@ -146,9 +146,7 @@ def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
 
 def append_pgn(store: Store, path: str | Path, game_id: str, event: str = "Tempo") -> None:
     """Append one stored game to a PGN file (a live copy; `write_pgn` rewrites it whole)."""
-    games = store.games()
-    games = games[games["game_id"] == game_id]
-    moves = store.moves([game_id])
+    games, moves = store.games([game_id]), store.moves([game_id])
     with open(path, "a", encoding="utf-8") as out:
         for text in pgn_text(games, moves, event):
             out.write(text + "\n\n")

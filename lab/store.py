@@ -288,26 +288,31 @@ class Store:
         """How many games are stored."""
         return int(self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
-    def games(self) -> pd.DataFrame:
-        """One row per game in the order they finished, worker fields as `worker_<key>`."""
-        frame = pd.read_sql_query(
-            f"SELECT {', '.join(GAME_COLUMNS)}, worker FROM games ORDER BY seq", self.conn
-        )
+    def games(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
+        """One row per game (all, or those of `game_ids`) in the order they finished, worker
+        fields as `worker_<key>`."""
+        query = f"SELECT {', '.join(GAME_COLUMNS)}, worker FROM games"
+        query, params = _only(query, "game_id", game_ids)
+        frame = pd.read_sql_query(query + " ORDER BY seq", self.conn, params=params)
         return _expand_json(frame, "worker", "worker_")
 
     def moves(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per engine move (games in finishing order), telemetry as `tm_<key>` columns."""
         columns = ", ".join(("g." if c in ("white", "black") else "m.") + c for c in MOVE_COLUMNS)
-        query = (f"SELECT {columns}, m.telemetry FROM moves m JOIN games g USING (game_id)")
-        params: list[str] = []
-        if game_ids is not None:
-            ids = list(game_ids)
-            query += f" WHERE m.game_id IN ({', '.join('?' * len(ids))})"
-            params = ids
+        query = f"SELECT {columns}, m.telemetry FROM moves m JOIN games g USING (game_id)"
+        query, params = _only(query, "m.game_id", game_ids)
         query += " ORDER BY g.seq, m.ply"
         frame = pd.read_sql_query(query, self.conn, params=params)
         frame = frame.astype({column: "Int64" for column in _INTEGER_MOVE_COLUMNS})
         return _expand_json(frame, "telemetry", "tm_")
+
+
+def _only(query: str, column: str, game_ids: Iterable[str] | None) -> tuple[str, list[str]]:
+    """`query` restricted to `game_ids` (unchanged for None), and its parameters."""
+    if game_ids is None:
+        return query, []
+    ids = list(game_ids)
+    return f"{query} WHERE {column} IN ({', '.join('?' * len(ids))})", ids
 
 
 def _move_rows(record: GameRecord) -> Iterable[tuple]:

@@ -177,3 +177,13 @@ def test_one_run_at_a_time_per_folder_and_the_lock_dies_with_its_process(tmp_pat
     holder.stdout.close()
     with open_store(tmp_path) as after:
         after.lock_for_run()
+
+
+def test_frames_of_chosen_games(tmp_path):
+    with open_store(tmp_path) as store:
+        for n in range(3):
+            store.add_game(record(f"r000{n + 1}-e01-g0"))
+        assert list(store.games(["r0002-e01-g0"])["game_id"]) == ["r0002-e01-g0"]
+        assert set(store.moves(["r0001-e01-g0", "r0003-e01-g0"])["game_id"]) == {
+            "r0001-e01-g0", "r0003-e01-g0"}
+        assert store.games([]).empty and len(store.games()) == 3
