@@ -13,10 +13,12 @@ context and result:
   the move's planned time, after which the search stops ("throttle"), as MadChess stops when
   its soft limit passes while stalling;
 * search speed, `LimitMode nodes`: a node budget of NPS x the planned move time (§1.3, §6),
-  deterministic and free of waiting; with no planned time (`go depth`, `go nodes`, `go infinite`)
-  it falls back to the throttle;
+  deterministic and free of waiting, that like the throttle spares the first iteration; with
+  no planned time (`go depth`, `go nodes`, `go infinite`) it falls back to the throttle;
 * move choice: every root move scored exactly (MultiPV = all legal moves), then `choose_move`
-  with one random stream per game, seeded from `Seed` (§1.4).
+  with one random stream per game, seeded from `Seed` (§1.4); a king and a queen or rook
+  against a lone king is played at full strength (MadChess's winning-side guard, §1.4 step 3,
+  which its evaluation triggers by scoring these endings as `SimpleEndgame`; ours does not).
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from engine.strength import (
 from timecontrol.stopper import (
     ChainedStopper,
     GoParams,
-    NodesStopper,
     SearchStats,
     Stopper,
     StopperHints,
@@ -71,6 +72,14 @@ def planned_move_ms(telemetry: dict[str, object], go: GoParams, overhead_ms: int
     if go.movetime is not None:
         candidates.append(float(max(0, go.movetime - overhead_ms)))
     return min(candidates) if candidates else None
+
+
+def simple_won_ending(board: chess.Board) -> bool:
+    """The side to move has a queen or a rook and the opponent only its king: the endings
+    MadChess's winning-side guard always converts (reference §1.4 step 3)."""
+    them = board.occupied_co[not board.turn]
+    ours = board.occupied_co[board.turn]
+    return them == board.kings & them and bool((board.queens | board.rooks) & ours)
 
 
 class NpsThrottle:
@@ -110,6 +119,20 @@ class NpsThrottle:
                 return
             self.stop_event.wait(slice_s)
             self.waited_s += slice_s
+
+
+@dataclasses.dataclass
+class NodeBudgetStopper(Stopper):
+    """`LimitMode nodes`: stop at `limit` nodes, but never before the first iteration is done,
+    so that every root move has a score, as the throttle spares it (§1.3)."""
+
+    limit: int
+
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
+        if stats.depth < 1:
+            return None
+        hints.update_remaining_nodes(self.limit - stats.nodes_since_movestart)
+        return "nodes" if stats.nodes_since_movestart >= self.limit else None
 
 
 @dataclasses.dataclass
@@ -197,7 +220,7 @@ class StrengthLimiter:
 
     def multipv(self, user_multipv: int, board: chess.Board) -> int:
         """Lines to search: every legal move when the choice may fall below the best (§6)."""
-        if self.limited and self.params.makes_errors:
+        if self.limited and self.params.makes_errors and not simple_won_ending(board):
             return max(user_multipv, board.legal_moves.count())
         return user_multipv
 
@@ -209,7 +232,7 @@ class StrengthLimiter:
         planned = planned_move_ms(ctx.stopper.telemetry(), go, overhead_ms)
         nps = self.params.nps
         if self.options["LimitMode"] == "nodes" and planned is not None:
-            budget = NodesStopper(node_budget(nps, planned / 1000))
+            budget = NodeBudgetStopper(node_budget(nps, planned / 1000))
             ctx.stopper = ChainedStopper([ctx.stopper, budget])
             return
         throttle = NpsThrottle(nps, ctx.stop_event, ctx.start_time, planned)
@@ -221,6 +244,8 @@ class StrengthLimiter:
         """The result with the move to play: `choose_move` over the exactly scored root moves
         when limited (§1.4); the chosen line is reported as the final `info` line."""
         if not (self.limited and self.params.makes_errors and result.lines):
+            return result
+        if simple_won_ending(ctx.board):
             return result
         scores = [(line.move, line.score) for line in result.lines]
         choice = choose_move(scores, self.params, self.rng)

@@ -9,7 +9,13 @@ import chess
 import pytest
 
 from engine.evaluate import MaterialValues
-from engine.limiter import NpsThrottle, StrengthLimiter, ThrottleStopper, planned_move_ms
+from engine.limiter import (
+    NpsThrottle,
+    StrengthLimiter,
+    ThrottleStopper,
+    planned_move_ms,
+    simple_won_ending,
+)
 from engine.options import OptionError, Options
 from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.strength import dump_lines, params_for_elo
@@ -17,7 +23,6 @@ from engine.tt import TranspositionTable
 from timecontrol.stopper import (
     ChainedStopper,
     GoParams,
-    NodesStopper,
     SearchStats,
     StopperHints,
     TimeLimitStopper,
@@ -127,10 +132,15 @@ def test_nodes_mode_adds_a_node_budget_of_nps_times_planned_time():
     strength.prepare(ctx, GoParams(movetime=1010), 10)
     assert ctx.throttle is None and ctx.multipv == 20
     hints = StopperHints()
-    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=3699), hints) is None
+    stats = SearchStats(nodes_since_movestart=3699, depth=1)
+    assert ctx.stopper.should_stop(stats, hints) is None
     assert hints.remaining_nodes == 1
-    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=3700), hints) == "nodes"
-    assert any(isinstance(s, NodesStopper) for s in ctx.stopper.stoppers)
+    stats.nodes_since_movestart = 3700
+    assert ctx.stopper.should_stop(stats, hints) == "nodes"
+    # The first iteration is never cut (every root move gets a score), nor told to hurry.
+    hints.reset()
+    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=9000), hints) is None
+    assert hints.remaining_nodes == float("inf")
 
 
 def test_nodes_mode_without_a_time_budget_falls_back_to_the_throttle():
@@ -209,3 +219,21 @@ def test_full_strength_plays_the_searchs_move():
     result = result_with([("e2e4", 40), ("d2d4", 35)])
     assert strength.choose(SearchContext(chess.Board(), None, TranspositionTable(1)),
                            result) is result
+
+
+@pytest.mark.parametrize("fen, won", [
+    ("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", True),
+    ("8/8/8/4k3/8/8/8/KR6 w - - 0 1", True),
+    ("8/8/8/4k3/8/8/8/KQ6 b - - 0 1", False),  # the lone king to move
+    ("8/8/8/4k3/8/8/8/KB6 w - - 0 1", False),
+    ("8/8/8/4k3/4p3/8/8/KQ6 w - - 0 1", False),
+])
+def test_simple_won_endings_are_played_at_full_strength(fen, won):
+    board = chess.Board(fen)
+    assert simple_won_ending(board) is won
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="600")
+    assert (strength.multipv(1, board) == 1) is won
+    ctx = SearchContext(board, None, TranspositionTable(1), send=lambda line: None)
+    moves = [move.uci() for move in board.legal_moves][:2]
+    result = result_with([(moves[0], 500), (moves[1], 499)])
+    assert (strength.choose(ctx, result) is result) is won
