@@ -46,7 +46,7 @@ from engine.search.mcts_tree import (
     ranked,
     select,
 )
-from engine.search.mcts_value import leaf_value, priors, value_to_cp
+from engine.search.mcts_value import CaptureSearch, cp_to_value, priors, value_to_cp
 from engine.tt import ENTRY_BYTES
 from timecontrol.stopper import SearchStats, StopperHints
 
@@ -124,7 +124,7 @@ class MctsSearch:
     def __init__(self, ctx: SearchContext, root: Node) -> None:
         self.ctx = ctx
         self.board = ctx.board
-        self.evaluate = ctx.evaluator.evaluate
+        self.captures = CaptureSearch(ctx.board, ctx.evaluator.evaluate)
         self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
         self.root = root
@@ -294,7 +294,7 @@ class MctsSearch:
             return 0.0
         if board.is_check() and self.size < self.budget and self.probe_check(node):
             return float(node.proven)
-        return leaf_value(board, self.evaluate, self.scale)
+        return cp_to_value(self.captures.run(), self.scale)
 
     def repeated(self) -> bool:
         """Whether the current position occurred before, in the game or on the path (two-fold)."""

@@ -25,6 +25,8 @@ CHECK_LOGIT_CP = 300
 
 CAPTURE_DEPTH = 6
 """Plies of the short capture search that settles a new leaf's exchanges before evaluating."""
+CAPTURE_NODES = 200
+"""Positions the capture search may visit for one leaf."""
 
 V_LIMIT = 1.0 - 1e-12
 
@@ -44,64 +46,76 @@ def value_to_cp(value: float, scale: float) -> int:
     return int(round(min(max(cp, -EVAL_LIMIT), EVAL_LIMIT)))
 
 
-def capture_search(board: chess.Board, evaluate: Callable[[chess.Board], int], alpha: int,
-                   beta: int, depth: int) -> int:
-    """Stand pat, then captures and queen promotions that do not lose material by the orderer's
-    expected gain, best first, `depth` plies at most; in check every evasion and no stand pat, so
-    a mate at the horizon is seen (as the alpha-beta quiescence does). Centipawns from the side
-    to move's view; mated is -EVAL_LIMIT."""
-    if depth > 0 and board.is_check():
-        return evasion_search(board, evaluate, alpha, beta, depth)
-    stand = evaluate(board)
-    if stand >= beta or depth <= 0:
-        return stand
-    if stand > alpha:
-        alpha = stand
-    best = stand
-    noisy = []
-    for move in board.generate_pseudo_legal_captures():
-        gain = capture_gain(board, move)
-        if gain >= 0:
-            noisy.append((gain, move))
-    for move in board.generate_pseudo_legal_moves(board.pawns, ~board.occupied):
-        if move.promotion == chess.QUEEN:
-            noisy.append((capture_gain(board, move), move))
-    noisy.sort(key=lambda item: item[0], reverse=True)
-    for _, move in noisy:
-        board.push(move)
-        if board.was_into_check():
+class CaptureSearch:
+    """The short capture search that settles a new leaf's exchanges before it is evaluated.
+
+    Stand pat, then captures and queen promotions that do not lose material by the orderer's
+    expected gain, best first, CAPTURE_DEPTH plies at most; in check every evasion and no stand
+    pat, so a mate at the horizon is seen (as the alpha-beta quiescence does). At most
+    CAPTURE_NODES positions per leaf, after which positions stand pat: one playout must stay
+    short, or the stopper cannot keep the time limit. Centipawns from the side to move's view;
+    mated is -EVAL_LIMIT.
+    """
+
+    def __init__(self, board: chess.Board, evaluate: Callable[[chess.Board], int]) -> None:
+        self.board = board
+        self.evaluate = evaluate
+        self.nodes = 0
+
+    def run(self) -> int:
+        self.nodes = 0
+        return self.search(-EVAL_LIMIT, EVAL_LIMIT, CAPTURE_DEPTH)
+
+    def search(self, alpha: int, beta: int, depth: int) -> int:
+        board = self.board
+        self.nodes += 1
+        if depth <= 0 or self.nodes >= CAPTURE_NODES:
+            return self.evaluate(board)
+        if board.is_check():
+            return self.evasions(alpha, beta, depth)
+        stand = self.evaluate(board)
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        noisy = []
+        for move in board.generate_pseudo_legal_captures():
+            gain = capture_gain(board, move)
+            if gain >= 0:
+                noisy.append((gain, move))
+        for move in board.generate_pseudo_legal_moves(board.pawns, ~board.occupied):
+            if move.promotion == chess.QUEEN:
+                noisy.append((capture_gain(board, move), move))
+        noisy.sort(key=lambda item: item[0], reverse=True)
+        for _, move in noisy:
+            board.push(move)
+            if board.was_into_check():
+                board.pop()
+                continue
+            score = -self.search(-beta, -alpha, depth - 1)
             board.pop()
-            continue
-        score = -capture_search(board, evaluate, -beta, -alpha, depth - 1)
-        board.pop()
-        if score > best:
-            best = score
-            if score > alpha:
-                alpha = score
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+    def evasions(self, alpha: int, beta: int, depth: int) -> int:
+        """An in-check node: the best evasion, or -EVAL_LIMIT if mated."""
+        board = self.board
+        best = -EVAL_LIMIT
+        for move in board.generate_legal_moves():
+            board.push(move)
+            score = -self.search(-beta, -max(alpha, best), depth - 1)
+            board.pop()
+            if score > best:
+                best = score
                 if score >= beta:
                     break
-    return best
-
-
-def evasion_search(board: chess.Board, evaluate: Callable[[chess.Board], int], alpha: int,
-                   beta: int, depth: int) -> int:
-    """The in-check node of `capture_search`: the best evasion, or -EVAL_LIMIT if mated."""
-    best = -EVAL_LIMIT
-    for move in board.generate_legal_moves():
-        board.push(move)
-        score = -capture_search(board, evaluate, -beta, -max(alpha, best), depth - 1)
-        board.pop()
-        if score > best:
-            best = score
-            if score >= beta:
-                break
-    return best
-
-
-def leaf_value(board: chess.Board, evaluate: Callable[[chess.Board], int], scale: float) -> float:
-    """Value in [-1, 1] of a non-terminal leaf for its side to move."""
-    cp = capture_search(board, evaluate, -EVAL_LIMIT, EVAL_LIMIT, CAPTURE_DEPTH)
-    return cp_to_value(cp, scale)
+        return best
 
 
 def priors(board: chess.Board, moves: list[chess.Move]) -> tuple[list[float], list[bool]]:
