@@ -118,7 +118,8 @@ class Tournament:
         self.failed = False
         self.sprt_result: stats.SprtResult | None = None
         self.in_flight: dict[str, GameTask] = {}
-        finished = store.finished_ids()
+        self.finished_ids = store.finished_ids()
+        finished = self.finished_ids
         scheduled = {task.game_id for task in schedule}
         self.done = len(finished & scheduled)
         self.resumed = self.done
@@ -135,17 +136,20 @@ class Tournament:
 
     def next_task(self) -> GameTask | None:
         """The next game to play, or None when stopping or when every game is handed out."""
-        if self.stop_reason is not None or not self.pending:
-            return None
-        task = self.pending.popleft()
-        self.in_flight[task.game_id] = task
-        return task
+        while self.stop_reason is None and self.pending:
+            task = self.pending.popleft()
+            if task.game_id in self.finished_ids:
+                continue  # given back by a worker that died just after its game was stored
+            self.in_flight[task.game_id] = task
+            return task
+        return None
 
     def record(self, record: GameRecord) -> bool:
         """Store a finished game, update standings and stop rules; False if it was stored before."""
         self.in_flight.pop(record.game_id, None)
         if not self.store.add_game(record):
             return False
+        self.finished_ids.add(record.game_id)
         self.done += 1
         self._count(record)
         self._check_faults(record)
@@ -335,14 +339,14 @@ def run_local(tournament: Tournament, concurrency: int,
                     break
                 pool.submit(wid, task)
             message = pool.receive(timeout=0.5)
+            for _wid, task, code in pool.dead():
+                if task is not None:
+                    crashes += 1
+                    tournament.give_back(task)
+                    if crashes >= MAX_WORKER_CRASHES:
+                        tournament.stop(f"worker processes died {crashes} times (last exit "
+                                        f"code {code}); stopping", failed=True)
             if message is None:
-                for _wid, task, code in pool.dead():
-                    if task is not None:
-                        crashes += 1
-                        tournament.give_back(task)
-                        if crashes >= MAX_WORKER_CRASHES:
-                            tournament.stop(f"worker processes died {crashes} times (last exit "
-                                            f"code {code}); stopping", failed=True)
                 continue
             kind, wid, payload = message
             worker = pool.workers.get(wid)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from lab import stats
 from lab.experiment import BookConfig, Experiment, SprtConfig, load_book_for
 from lab.records import Adjudication, EngineSpec, GameRecord
-from lab.runner import Tournament, faulty_engine, run_experiment
+from lab.runner import Tournament, faulty_engine, run_experiment, run_local
 from lab.schedule import build_schedule
 from lab.store import open_store
 
@@ -184,3 +186,39 @@ def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_
     out = plain.getvalue().splitlines()
     assert len(out) == 4
     assert out[1].startswith("game r0001-e01-g1: b - a 1-0 (time forfeit: Black loses on time")
+
+
+def _worker_pids() -> list[int]:
+    """This process's children that are pool workers (spawned by multiprocessing)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and b"spawn_main" in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path):
+    exp = experiment(tmp_path, [sf("a", **{"Skill Level": 1}), sf("b", **{"Skill Level": 0})],
+                     games=4, tc="nodes=20000")
+    killed: list[int] = []
+
+    def kill_the_workers(record: GameRecord) -> None:
+        # after the first game: the worker that played it is idle, the other is mid-game
+        if not killed:
+            killed.extend(_worker_pids())
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+    with open_store(exp.out) as store:
+        tournament = Tournament(exp, store, build_schedule(exp))
+        run_local(tournament, 2, kill_the_workers)
+        games = store.games()
+    assert len(killed) == 2 and tournament.stop_reason is None
+    assert sorted(games["game_id"]) == sorted(t.game_id for t in build_schedule(exp))
