@@ -206,7 +206,7 @@ def _worker_pids() -> list[int]:
 
 def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path):
     exp = experiment(tmp_path, [sf("a", **{"Skill Level": 1}), sf("b", **{"Skill Level": 0})],
-                     games=4, tc="nodes=20000")
+                     games=4, tc="nodes=4000")
     killed: list[int] = []
 
     def kill_the_workers(record: GameRecord) -> None:
