@@ -424,6 +424,10 @@ def _check_structure(exp: Experiment, top: _Table) -> None:
             raise top.error("[schedule] a gauntlet needs an opponent that is not a challenger")
     elif exp.challengers:
         raise top.error("[schedule] challengers only apply to a gauntlet")
+    for key in ("games", "rounds", "concurrency"):
+        value = getattr(exp, key)
+        if value is not None and value <= 0:
+            raise top.error(f"{key} must be a positive integer, got {value}")
     if exp.rounds is not None and exp.games is not None:
         raise top.error("[schedule] give 'rounds' or 'games', not both")
     if exp.rounds is None and exp.games is None:

@@ -245,3 +245,10 @@ def test_identity_survives_a_moved_book_and_names_our_engine_not_its_interpreter
     moved.write_text("\n".join(BOOK.read_text().splitlines()[:10]) + "\n")
     changed = load_experiment(write(tmp_path, text.replace(str(BOOK), str(moved)), "c.toml"))
     assert changed.identity() != here.identity()
+
+
+@pytest.mark.parametrize("overrides", [Overrides(games=0), Overrides(rounds=-1),
+                                       Overrides(concurrency=-2)])
+def test_command_line_overrides_are_checked_too(tmp_path, overrides):
+    with pytest.raises(ExperimentError, match="must be a positive integer"):
+        load_experiment(write(tmp_path, BASE), overrides)
