@@ -51,5 +51,8 @@ def write_report(store: Store, folder: str | Path, event: str) -> Report:
         report.ratings = str(table)
     moves = store.moves()
     if not moves.empty:
-        report.files.append(plot_time_usage(moves, games, folder / TIME_PLOT_NAME))
+        try:
+            report.files.append(plot_time_usage(moves, games, folder / TIME_PLOT_NAME))
+        except ValueError as exc:
+            report.notes.append(f"{TIME_PLOT_NAME} not written: {exc}")
     return report
