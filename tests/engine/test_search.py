@@ -118,3 +118,15 @@ def test_movetime_is_respected(engine):
     elapsed = time.perf_counter() - began
     assert result.move in chess.Board().legal_moves
     assert elapsed < 1.5
+
+
+def test_mate_on_the_hundredth_half_move_is_mate_not_a_draw(engine):
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 99 80")
+    info = engine.analyse(board, chess.engine.Limit(depth=2))
+    assert info["score"].relative == chess.engine.Mate(1)
+
+
+def test_insufficient_material_is_a_draw(engine):
+    board = chess.Board("8/8/4k3/8/8/3NK3/8/8 w - - 0 1")
+    info = engine.analyse(board, chess.engine.Limit(depth=4))
+    assert info["score"].relative == chess.engine.Cp(0)
