@@ -29,6 +29,7 @@ class BenchRun:
     nodes: int
     time_ms: int
     nps: int
+    cpu_nps: int | None = None
 
 
 class BenchError(RuntimeError):
@@ -58,6 +59,12 @@ def parse_totals(text: str) -> tuple[int, int, int]:
     return fields["nodes"], fields["ms"], fields["nps"]
 
 
+def parse_cpu_nps(text: str) -> int | None:
+    """Nodes per CPU second, if the engine printed it (steadier than wall time under load)."""
+    match = re.search(r"^CPU nodes/second\s*:\s*(\d+)\s*$", text, re.MULTILINE)
+    return int(match.group(1)) if match else None
+
+
 def run_engine_bench(mode: str, interpreter: str, depth: int | None) -> BenchRun:
     """Run `tempo-engine bench` once under `interpreter` and read its totals."""
     command = [engine_launcher(), "bench", "--mode", mode]
@@ -71,13 +78,14 @@ def run_engine_bench(mode: str, interpreter: str, depth: int | None) -> BenchRun
             f"{done.stderr.strip()[-500:]}"
         )
     nodes, time_ms, nps = parse_totals(done.stdout)
-    return BenchRun(mode, interpreter, nodes, time_ms, nps)
+    return BenchRun(mode, interpreter, nodes, time_ms, nps, parse_cpu_nps(done.stdout))
 
 
 def format_table(runs: dict[tuple[str, str], BenchRun | str]) -> str:
     """Modes as rows, interpreters side by side (a string entry is an error to show)."""
     header = f"{'mode':<11}" + "".join(
-        f" | {name + ' nodes':>14} {'time ms':>8} {'NPS':>7}" for name in INTERPRETERS
+        f" | {name + ' nodes':>14} {'time ms':>8} {'NPS':>7} {'CPU NPS':>7}"
+        for name in INTERPRETERS
     )
     lines = [header, "-" * len(header)]
     for mode in dict.fromkeys(mode for mode, _ in runs):
@@ -85,9 +93,10 @@ def format_table(runs: dict[tuple[str, str], BenchRun | str]) -> str:
         for name in INTERPRETERS:
             run = runs.get((mode, name))
             if isinstance(run, BenchRun):
-                row += f" | {run.nodes:>14} {run.time_ms:>8} {run.nps:>7}"
+                cpu = "-" if run.cpu_nps is None else str(run.cpu_nps)
+                row += f" | {run.nodes:>14} {run.time_ms:>8} {run.nps:>7} {cpu:>7}"
             elif run is not None:
-                row += f" | {run:>31}"
+                row += f" | {run:>39}"
         lines.append(row)
     return "\n".join(lines)
 
