@@ -1,7 +1,8 @@
 """Live progress of a run: one line redrawn in place on a terminal, one line per game otherwise.
 
-Shown: games done of total, W/L/D of each challenger with its score and Elo ± (pentanomial when
-openings are paired), time forfeits, games per minute and ETA, and the SPRT's LLR when it runs.
+Shown: games done of total, W/L/D of each challenger (each engine in a round-robin) with its
+score and Elo ± against its opponents (pentanomial when openings are paired), time forfeits,
+games per minute and ETA, and the SPRT's LLR when it runs.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def elo_text(tournament: Tournament, player: str) -> str:
 def status_line(tournament: Tournament, started: float, played: int) -> str:
     """The whole progress line; `played` counts games finished since `started` (monotonic)."""
     parts = [f"{tournament.done}/{tournament.total} games"]
-    parts += [elo_text(tournament, player) for player in tournament.focus]
+    exp = tournament.exp
+    players = exp.challengers if exp.schedule == "gauntlet" else [e.name for e in exp.engines]
+    parts += [elo_text(tournament, player) for player in players]
     forfeits = sum(s.forfeits for s in tournament.standings.values())
     parts.append(f"time forfeits {forfeits}")
     minutes = (time.monotonic() - started) / 60.0
