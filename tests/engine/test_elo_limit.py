@@ -141,14 +141,15 @@ def limited(elo: int, seed: int) -> chess.engine.SimpleEngine:
     return engine
 
 
-def seeded_game(white_seed: int, black_seed: int, plies: int = 40) -> list[str]:
-    """A game between a 600 and a 700 limited engine with node budgets (deterministic)."""
-    white, black = limited(600, white_seed), limited(700, black_seed)
+def seeded_game(white_seed: int, black_seed: int, plies: int = 24) -> list[str]:
+    """A game between two limited engines searching a fixed number of nodes per move: no clock
+    can end a search, so only the seeds decide (at 1900-2000 the NPS limit does not bind)."""
+    white, black = limited(1900, white_seed), limited(2000, black_seed)
     try:
         board = chess.Board()
         while not board.is_game_over() and board.ply() < plies:
             engine = white if board.turn == chess.WHITE else black
-            board.push(engine.play(board, chess.engine.Limit(time=1.0)).move)
+            board.push(engine.play(board, chess.engine.Limit(nodes=2000)).move)
         return [move.uci() for move in board.move_stack]
     finally:
         white.quit()
