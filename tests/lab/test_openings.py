@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 
 from lab.cli import main
@@ -139,3 +140,22 @@ def test_tempo_openings_with_stockfish(tmp_path, capsys):
         assert abs(ce) <= 60
     assert all(len(chess.Board(o.fen).piece_map()) >= 28 for o in openings)
     assert "6 positions" in capsys.readouterr().out
+
+
+def test_tempo_openings_book_weighted_from_games(tmp_path):
+    source = tmp_path / "games.pgn"
+    source.write_text("1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n\n1. d4 d5 2. c4 e6 3. Nc3 *\n\n"
+                      "1. e4 c5 2. Nf3 d6 3. d4 *\n")
+    out = tmp_path / "book.epd"
+    code = main(["openings", str(out), "--engine", "stockfish", "--count", "3", "--plies", "4",
+                 "--max-cp", "300", "--depth", "4", "--from", str(source)])
+    assert code == 0
+    reachable = set()
+    with open(source) as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            board = game.board()
+            for move in list(game.mainline_moves())[:4]:
+                board.push(move)
+            reachable.add(board.epd())
+    # every line follows one of the games: all three 4-ply positions, nothing else
+    assert {chess.Board(o.fen).epd() for o in read_epd(out)} == reachable
