@@ -8,6 +8,12 @@ repetition in the tree or with the game, the fifty-move rule and insufficient ma
 TwoFoldDraws; else the capture-search value), expands a node on its second visit, and backs the
 value up.
 
+Values are the logistic of the root side's evaluation less an anchor: 0 in balanced positions,
+the root's own evaluation when it is decisive (ANCHOR_MIN_CP), so that in a won endgame the moves
+that make progress are not all flattened to a value of 1 (Lc0 has its moves-left head for that;
+we have none). Draws are worth the logistic of minus the anchor, mates +-1, so the order of all
+outcomes is kept.
+
 Between moves the tree is kept (reference/engines.md 4a "Tree reuse", a0lite's variant):
 `prepare(board)` before a `go` walks from the last search's root along the moves played since (our
 move, the opponent's reply) and makes the node reached the new root with its visits, which the
@@ -29,7 +35,7 @@ from dataclasses import dataclass
 
 import chess
 
-from engine.score import mate_in, mate_moves, mated_in, to_uci
+from engine.score import clamp_eval, mate_in, mate_moves, mated_in, to_uci
 from engine.search.alphabeta import CHECK_WINDOW_MS, WRAP_UP_MS, game_keys, position_key
 from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.search.mcts_tree import (
@@ -46,7 +52,7 @@ from engine.search.mcts_tree import (
     ranked,
     select,
 )
-from engine.search.mcts_value import CaptureSearch, cp_to_value, priors, value_to_cp
+from engine.search.mcts_value import CaptureSearch, cp_to_value, mop_up, priors, value_to_cp
 from engine.tt import ENTRY_BYTES
 from timecontrol.stopper import SearchStats, StopperHints
 
@@ -57,6 +63,10 @@ CHECK_INTERVAL = 16
 """Playouts between two stopper checks at most; fewer under a time limit (the alpha-beta mode's
 CHECK_WINDOW_MS, a quarter of the time left) or when few nodes remain. Without a time limit the
 checks fall on fixed playout counts, so a depth-limited search (the bench) is deterministic."""
+ANCHOR_MIN_CP = 300
+"""From this root evaluation on the value logistic is centred on it (see `choose_anchor`)."""
+ANCHOR_DRIFT_CP = 150
+"""A kept tree whose anchor is further than this from the new root's is dropped."""
 INFO_INTERVAL_MS = 1000.0
 """An `info` line at least this often, and whenever the average depth grows."""
 
@@ -68,6 +78,7 @@ class KeptTree:
     root: Node
     start_fen: str
     moves: list[chess.Move]
+    white_anchor: int
     prepared: bool = False
 
 
@@ -100,17 +111,23 @@ def prepare(board: chess.Board) -> int:
         _kept = None
         return 0
     node.proven = None
-    _kept = KeptTree(node, start_fen, moves, prepared=True)
+    _kept = KeptTree(node, start_fen, moves, kept.white_anchor, prepared=True)
     return node.n
 
 
-def _take_root(board: chess.Board) -> Node:
-    """The prepared tree for `board`, or a fresh root."""
+def _take_prepared(board: chess.Board) -> KeptTree | None:
+    """The kept tree if it was prepared for `board`."""
     kept = _kept
     if kept is not None and kept.prepared and _game_of(board) == (kept.start_fen, kept.moves):
         kept.prepared = False
-        return kept.root
-    return Node()
+        return kept
+    return None
+
+
+def choose_anchor(root_cp: int) -> int:
+    """Centre of the value logistic for a new tree: 0, or the root's evaluation when it is
+    decisive (|cp| >= ANCHOR_MIN_CP)."""
+    return root_cp if abs(root_cp) >= ANCHOR_MIN_CP else 0
 
 
 def node_budget(ctx: SearchContext) -> int:
@@ -121,13 +138,23 @@ def node_budget(ctx: SearchContext) -> int:
 class MctsSearch:
     """One search from one root; `run()` plays out until a stopper ends it."""
 
-    def __init__(self, ctx: SearchContext, root: Node) -> None:
+    def __init__(self, ctx: SearchContext, kept: KeptTree | None) -> None:
         self.ctx = ctx
         self.board = ctx.board
         self.captures = CaptureSearch(ctx.board, ctx.evaluator.evaluate)
         self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
+        self.root_turn = ctx.board.turn
+        anchor = choose_anchor(self.captures.run())
+        sign = 1 if self.root_turn == chess.WHITE else -1
+        if kept is not None and abs(sign * kept.white_anchor - anchor) <= ANCHOR_DRIFT_CP:
+            root, anchor = kept.root, sign * kept.white_anchor
+        else:
+            root = Node()
         self.root = root
+        self.anchor = anchor
+        draw = self.value(0, self.root_turn)
+        self.draw = {self.root_turn: draw, not self.root_turn: -draw}
         self.reused = root.n
         self.size = root.n
         self.budget = node_budget(ctx)
@@ -170,7 +197,8 @@ class MctsSearch:
         self.send_info()
         global _kept
         start_fen, moves = _game_of(self.board)
-        _kept = KeptTree(self.root, start_fen, moves)
+        white_anchor = self.anchor if self.root_turn == chess.WHITE else -self.anchor
+        _kept = KeptTree(self.root, start_fen, moves, white_anchor)
         return self.result(None, reason)
 
     def playout(self) -> bool:
@@ -182,7 +210,7 @@ class MctsSearch:
         newly_proven = False
         while True:
             if node.proven is not None and node is not self.root:
-                value = float(node.proven)
+                value = self.draw[board.turn] if node.proven == DRAW else float(node.proven)
                 break
             if node.n == 0:
                 value = self.evaluate_leaf(node, len(path) - 1)
@@ -287,14 +315,21 @@ class MctsSearch:
                 node.proven, node.plies = LOSS, 0
                 return -1.0
             node.proven = DRAW
-            return 0.0
+            return self.draw[board.turn]
         if ply and (board.halfmove_clock >= 100 or board.is_insufficient_material()
                     or self.repeated()):
             node.proven = DRAW
-            return 0.0
+            return self.draw[board.turn]
         if board.is_check() and self.size < self.budget and self.probe_check(node):
-            return float(node.proven)
-        return cp_to_value(self.captures.run(), self.scale)
+            return self.draw[board.turn] if node.proven == DRAW else float(node.proven)
+        return self.value(self.captures.run() + mop_up(board), board.turn)
+
+    def value(self, cp: int, turn: bool) -> float:
+        """Value for the side to move (`turn`) of an evaluation of `cp` from its view: the
+        logistic of the root side's cp less the anchor."""
+        root_cp = cp if turn == self.root_turn else -cp
+        value = cp_to_value(root_cp - self.anchor, self.scale)
+        return value if turn == self.root_turn else -value
 
     def repeated(self) -> bool:
         """Whether the current position occurred before, in the game or on the path (two-fold)."""
@@ -307,6 +342,13 @@ class MctsSearch:
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.ctx.start_time) * 1000
+
+    def playout_ms(self) -> float:
+        """Mean wall time of a playout so far: the next one is not started if it would end past
+        the time the stoppers allow (one playout can take tens of ms on a loaded machine)."""
+        if not self.playouts or self.first_eval_ms is None:
+            return 0.0
+        return (self.elapsed_ms() - self.first_eval_ms) / self.playouts
 
     def average_depth(self) -> int:
         return max(1, round(self.depth_sum / self.playouts)) if self.playouts else 0
@@ -338,7 +380,7 @@ class MctsSearch:
         reason = self.stopper.should_stop(stats, hints)
         if reason is None and self.ctx.stop_event.is_set():
             reason = "stop"
-        if reason is None and hints.remaining_ms < WRAP_UP_MS:
+        if reason is None and hints.remaining_ms < WRAP_UP_MS + self.playout_ms():
             reason = "deadline"
         if self.ctx.throttle is not None:
             self.ctx.throttle(stats)
@@ -365,7 +407,9 @@ class MctsSearch:
             return mate_in(child.plies + 1)
         if child.proven == WIN:
             return mated_in(child.plies + 1)
-        return value_to_cp(child.q(), self.scale)
+        if child.proven == DRAW:
+            return 0
+        return clamp_eval(value_to_cp(child.q(), self.scale) + self.anchor)
 
     def lines(self) -> list[RootLine]:
         """Every visited root move, best first (Lc0's order), with its score and line."""
@@ -444,4 +488,4 @@ def need_more_time(root: Node) -> bool:
 
 def search(ctx: SearchContext) -> SearchResult:
     """The `mcts` search mode's entry point."""
-    return MctsSearch(ctx, _take_root(ctx.board)).run()
+    return MctsSearch(ctx, _take_prepared(ctx.board)).run()

@@ -56,8 +56,10 @@ class Node:
         return order
 
     def q(self) -> float:
-        """Mean value from the view of the side that moved into the node; exact when proven."""
-        if self.proven is not None:
+        """Mean value from the view of the side that moved into the node; exact when proven won
+        or lost (a proven draw keeps its mean, which every later visit moves towards the draw
+        value of the search)."""
+        if self.proven is not None and self.proven != DRAW:
             return float(-self.proven)
         return self.w / self.n if self.n else 0.0
 
@@ -104,7 +106,7 @@ def select(node: Node, remaining: float = math.inf) -> int:
         visited_prior += prior
         if child.n < floor:
             continue
-        if child.proven is None:
+        if child.proven is None or child.proven == DRAW:
             q = child.w / child.n
         else:
             q = -child.proven
