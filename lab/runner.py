@@ -119,11 +119,11 @@ class Tournament:
         self.sprt_result: stats.SprtResult | None = None
         self.in_flight: dict[str, GameTask] = {}
         self.finished_ids = store.finished_ids()
-        finished = self.finished_ids
         scheduled = {task.game_id for task in schedule}
-        self.done = len(finished & scheduled)
+        self.done = len(self.finished_ids & scheduled)
         self.resumed = self.done
-        self.pending: deque[GameTask] = deque(t for t in schedule if t.game_id not in finished)
+        self.pending: deque[GameTask] = deque(
+            t for t in schedule if t.game_id not in self.finished_ids)
         games = store.games()
         for row in games[games["game_id"].isin(scheduled)].itertuples(index=False):
             self._count(row)
@@ -181,7 +181,7 @@ class Tournament:
                     standing.forfeits += 1
             else:
                 standing.draws += 1
-            if record.pair_id:
+            if isinstance(record.pair_id, str) and record.pair_id:  # NULL may read back as NaN
                 standing.pairs.setdefault(record.pair_id, []).append(score)
 
     def _check_faults(self, record: GameRecord) -> None:
@@ -196,13 +196,13 @@ class Tournament:
                       f"row (last: {record.termination}: {record.reason}); stopping", failed=True)
 
     def _decide_sprt(self) -> None:
+        from lab import stats
+
         cfg = self.exp.sprt
         if cfg is None:
             return
         standing = self.standings[self.focus[0]]
         counts = standing.pentanomial() if self.exp.openings.paired else standing.trinomial()
-        from lab import stats
-
         self.sprt_result = stats.sprt(counts, cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta, cfg.model)
         if self.sprt_result.decision is not None:
             self.stop(f"{self.sprt_result}")
