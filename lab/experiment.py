@@ -34,6 +34,10 @@ The file (every table but `[[engines]]` is optional)::
     elo0 = 0.0
     elo1 = 5.0
 
+    [backend]                          # optional: play on a Dask cluster (docs/dask.md)
+    kind = "dask"                      # or "local" (the default process pool)
+    scheduler = "tls://host:8786"      # none: a LocalCluster on this machine (loopback only)
+
     [[engines]]
     name = "new"
     builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
@@ -60,6 +64,7 @@ from typing import Any
 
 import tomllib
 
+from lab.backends.config import BackendError, DaskSettings
 from lab.openings import BookError, Opening, book_format, load_book, order_book
 from lab.records import Adjudication, EngineSpec
 from timecontrol.control import TimeControlError, parse_time_control
@@ -124,6 +129,7 @@ class Experiment:
     margin_ms: int = 0
     out: Path = Path("results")
     source: str = "<command line>"
+    backend: DaskSettings | None = None
     book: list[Opening] = field(default_factory=list, repr=False)
 
     def engine(self, name: str) -> EngineSpec:
@@ -150,7 +156,7 @@ class Experiment:
         the SHA-256 of its content.
         """
         data = self.config()
-        for key in ("rounds", "games", "concurrency", "sprt", "out", "source"):
+        for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend"):
             data.pop(key)
         builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
         for engine in data["engines"]:
@@ -371,6 +377,12 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     adjudication = _adjudication(top.table("adjudication"))
     sprt_table = top.data.get("sprt")
     sprt = _sprt(top.table("sprt")) if sprt_table is not None else None
+    backend_table = top.data.pop("backend", None)
+    try:
+        backend = (DaskSettings.from_table(backend_table, source, base)
+                   if backend_table is not None else None)
+    except BackendError as exc:
+        raise ExperimentError(str(exc)) from None
     raw_engines = top.data.pop("engines", None)
     if not isinstance(raw_engines, list) or not raw_engines:
         raise top.error("no engines: add [[engines]] tables")
@@ -389,6 +401,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         openings=book, concurrency=overrides.concurrency or concurrency,
         adjudication=adjudication, sprt=sprt, margin_ms=margin_ms,
         out=Path(overrides.out or out or Path("results") / name), source=source,
+        backend=backend,
     )
     if overrides.rounds is not None and overrides.games is None:
         experiment.games = None

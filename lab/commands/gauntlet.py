@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from lab.backends.config import (
+    BackendError,
+    add_backend_arguments,
+    choose_backend,
+    settings_from_args,
+)
 from lab.experiment import ExperimentError, Overrides, load_experiment
 from lab.store import StoreError
 
@@ -18,6 +24,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="replace a different experiment already in the results folder")
     parser.add_argument("--plain", action="store_true",
                         help="one line per game, even on a terminal")
+    add_backend_arguments(parser)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,9 +51,10 @@ def execute(load, args: argparse.Namespace) -> int:
 
     try:
         experiment = load()
+        backend = choose_backend(settings_from_args(args, experiment.backend))
         outcome = run_experiment(experiment, overwrite=args.overwrite,
-                                 live=False if args.plain else None)
-    except (ExperimentError, StoreError) as exc:
+                                 live=False if args.plain else None, backend=backend)
+    except (ExperimentError, StoreError, BackendError) as exc:
         print(f"tempo: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
