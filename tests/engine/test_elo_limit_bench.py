@@ -1,0 +1,70 @@
+"""`tempo bench elo` (lab/bench/elo.py): the score matrix, the saturation Elo found from the
+engine's own dumps, and a tiny ladder end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from lab.bench.elo import LimitProbe, parse_levels, saturation_elo, score_matrix
+from tests.engine.conftest import REPO
+
+
+def test_score_matrix_counts_points_both_ways():
+    games = pd.DataFrame({
+        "white": ["L800", "full", "L800", "full", "L800"],
+        "black": ["full", "L800", "L1400", "L1400", "L1400"],
+        "result": ["0-1", "1/2-1/2", "1-0", "1-0", "*"],
+    })
+    matrix = score_matrix(games, ["L800", "L1400", "full"])
+    assert matrix.loc["L800", "full"] == "0.5/2" and matrix.loc["full", "L800"] == "1.5/2"
+    assert matrix.loc["L800", "L1400"] == "1/1" and matrix.loc["L1400", "L800"] == "0/1"
+    assert matrix.loc["full", "L1400"] == "1/1" and matrix.loc["L800", "L800"] == "-"
+    assert list(matrix["score %"]) == ["50", "0", "83"]
+
+
+def test_saturation_is_the_lowest_elo_whose_limit_is_reached():
+    def limit(elo: int) -> int:
+        return (elo - 500) * 10
+
+    assert saturation_elo(5000, limit) == 1000
+    assert saturation_elo(5001, limit) == 1001
+    assert saturation_elo(10, limit) == 600
+    assert saturation_elo(30000, limit) is None
+
+
+def test_saturation_from_the_engines_dumps_reproduces_the_seed():
+    # Seed 000: 6,863 NPS at 1075 Elo; the formula gives 6,809 at 1074 (reference §0).
+    with LimitProbe() as probe:
+        assert probe.nps(1075) == 6863 and probe.nps(1074) == 6809
+        assert saturation_elo(6863, probe.nps) == 1075
+        assert saturation_elo(6864, probe.nps) == 1076
+        assert saturation_elo(2_000_501, probe.nps) is None
+
+
+def test_levels_are_checked():
+    assert parse_levels("2000, 800,1400") == [800, 1400, 2000]
+    for bad in ("800,800", "500", "x", ""):
+        with pytest.raises(ValueError, match="--levels"):
+            parse_levels(bad)
+
+
+@pytest.mark.slow
+def test_tiny_ladder_end_to_end(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "lab.cli", "bench", "elo", "--levels", "800", "--games", "2",
+         "--tc", "2+0.02", "--interpreter", "cpython", "--concurrency", "2", "--bench-depth",
+         "2", "--out", str(tmp_path / "ladder")],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    row = next(line for line in lines if line.startswith("L800 ") and "/2" in line)
+    full = next(line for line in lines if line.startswith("full ") and "/2" in line)
+    assert row.split()[1] == "-" and full.split()[2] == "-"
+    assert float(row.split()[2].split("/")[0]) + float(full.split()[1].split("/")[0]) == 2
+    limit_row = next(line for line in lines if line.startswith("L800 ") and "/" not in line)
+    assert limit_row.split()[1] == "700"
+    assert any("cpython" in line and "NPS" in line for line in lines)
