@@ -21,6 +21,8 @@ class GameLog:
     forfeit: str | None = None
     telemetry: list[dict] = field(default_factory=list)
     min_clock_ms: float = float("inf")
+    max_latency_ms: float = 0.0
+    """Largest difference between a move's time on the test's clock and the engine's `used_ms`."""
 
 
 def play_game(
@@ -55,14 +57,17 @@ def play_game(
         played = engine.play(board, limit, info=chess.engine.INFO_ALL, game=id(log))
         clocks[side] -= time.perf_counter() - began
         log.min_clock_ms = min(log.min_clock_ms, clocks[side] * 1000)
+        assert played.move in board.legal_moves, (played.move, board.fen())
+        text = played.info.get("string", "")
+        assert text.startswith("tm "), f"no telemetry line before bestmove: {played.info}"
+        record = json.loads(text[3:])
+        log.telemetry.append(record)
+        latency = (time.perf_counter() - began) * 1000 - record["used_ms"]
+        log.max_latency_ms = max(log.max_latency_ms, latency)
         if clocks[side] < 0:
             log.forfeit = "white" if side == chess.WHITE else "black"
             log.result = "0-1" if side == chess.WHITE else "1-0"
             return log
-        assert played.move in board.legal_moves, (played.move, board.fen())
-        text = played.info.get("string", "")
-        assert text.startswith("tm "), f"no telemetry line before bestmove: {played.info}"
-        log.telemetry.append(json.loads(text[3:]))
         board.push(played.move)
         clocks[side] += inc_s
         moves_made[side] += 1
