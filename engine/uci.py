@@ -42,9 +42,13 @@ class UciError(ValueError):
     """Malformed or unusable input; the message is sent as `info string error: ...`."""
 
 
-def parse_go(args: list[str]) -> GoParams:
-    """The limits of a `go` command (negative times count as 0; `ponder` is ignored)."""
+def parse_go(args: list[str], board: chess.Board) -> tuple[GoParams, list[chess.Move]]:
+    """The limits of a `go` command and its `searchmoves` (legal in `board`; empty: all moves).
+
+    Negative times count as 0; `ponder` is accepted and ignored.
+    """
     go = GoParams()
+    searchmoves: list[chess.Move] = []
     index = 0
     while index < len(args):
         word = args[index]
@@ -65,10 +69,19 @@ def parse_go(args: list[str]) -> GoParams:
         elif word == "ponder":
             index += 1
         elif word == "searchmoves":
-            raise UciError("go: searchmoves is not supported")
+            index += 1
+            while index < len(args) and args[index] not in GO_WORDS:
+                try:
+                    move = chess.Move.from_uci(args[index])
+                except ValueError:
+                    move = None
+                if move is None or move not in board.legal_moves:
+                    raise UciError(f"go: searchmoves {args[index]!r} is not a legal move")
+                searchmoves.append(move)
+                index += 1
         else:
             raise UciError(f"go: unknown parameter {word!r}")
-    return go
+    return go, searchmoves
 
 
 def parse_factor(text: str) -> float:
@@ -283,7 +296,7 @@ class UciEngine:
         if self.searching():
             raise UciError("go: a search is already running")
         self.finish_search()
-        go = parse_go(args)
+        go, searchmoves = parse_go(args, self.board)
         self.stop_event = threading.Event()
         board = self.board.copy()
         reused = search.prepare(self.options["SearchMode"], board)
@@ -297,6 +310,7 @@ class UciEngine:
             multipv=self.options["MultiPV"],
             contempt=self.options["Contempt"],
             start_time=started,
+            searchmoves=searchmoves,
             value_scale=self.options["ValueScale"],
         )
         self.limiter.prepare(ctx, go, self.options["Move Overhead"])

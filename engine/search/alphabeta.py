@@ -121,7 +121,7 @@ class AlphaBetaSearch:
     def run(self) -> SearchResult:
         """Iterative deepening until the stopper, `stop` or the depth limit ends the search."""
         board = self.board
-        root_moves = self.order_root(list(board.legal_moves))
+        root_moves = self.order_root(self.ctx.searchmoves or list(board.legal_moves))
         self.root_moves = root_moves
         if root_moves:
             self.root_best = root_moves[0]

@@ -33,6 +33,8 @@ class SearchContext:
     max_depth: int = 64
     start_time: float = field(default_factory=time.perf_counter)
     throttle: Callable[[SearchStats], None] | None = None
+    searchmoves: list[chess.Move] = field(default_factory=list)
+    """Root moves to consider (UCI `go searchmoves`); empty means all legal moves."""
     check_nodes: int | None = None
     """Most nodes between two periodic checks, if set (the NPS throttle's granularity)."""
     value_scale: int = 400

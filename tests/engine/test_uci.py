@@ -70,7 +70,7 @@ BAD_LINES = [
     "setoption name Nope value 1", "setoption name Hash value lots", "setoption name Hash value 0",
     "setoption name MultiPV value 999",
     "setoption name Telemetry value maybe", "setoption name SearchMode value wrong",
-    "debug sideways", "bench x", "bench 99", "xyzzy", "\x00\x01garbage", "go searchmoves e2e4",
+    "debug sideways", "bench x", "bench 99", "xyzzy", "\x00\x01garbage", "go searchmoves e2e5",
 ]
 
 
@@ -89,6 +89,13 @@ def test_malformed_input_is_answered_and_survived():
     finally:
         process.stdin.write("quit\n")
         process.communicate(timeout=10)
+
+
+def test_searchmoves_restricts_the_root(engine):
+    board = chess.Board()
+    only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h4")]
+    result = engine.play(board, chess.engine.Limit(depth=3), root_moves=only)
+    assert result.move in only
 
 
 def test_error_messages_name_the_problem():
