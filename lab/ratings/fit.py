@@ -28,7 +28,15 @@ from lab.ratings.models import (
     draw_probability,
     fit_draw_rate,
 )
-from lab.ratings.pool import Pool, condense, purge_perfect, score_groups, with_bayeselo_prior
+from lab.ratings.pool import (
+    Pool,
+    condense,
+    last_purged,
+    purge_perfect,
+    score_groups,
+    soften_perfect,
+    with_bayeselo_prior,
+)
 from lab.ratings.table import RatingTable
 
 #: Ordo's default pool average (reference §5.1); BayesElo centres its ratings on 0.
@@ -95,7 +103,8 @@ def _outer(pool: Pool, h_tt, h_td=None, h_dd=None) -> np.ndarray:
         cols += [dr, w, dr, b, dr, adv, dr[:1]]
         vals += [h_td, h_td, -h_td, -h_td, h_td, h_td, np.array([np.sum(h_dd)])]
     flat = np.concatenate(rows) * size + np.concatenate(cols)
-    return np.bincount(flat, np.concatenate(vals), size * size).reshape(size, size)
+    total = np.bincount(flat, np.concatenate(vals), size * size)
+    return total.astype(float).reshape(size, size)  # bincount gives ints when there are no rows
 
 
 def _evaluate(pool: Pool, spec: FitSpec, theta: np.ndarray, hessian: bool = True):
@@ -189,22 +198,35 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     played = real.played() > 0
     purged = purge_perfect(pool, pinned | ~played)
     core = played.copy()
-    core[[i for i, _ in purged]] = False
-    groups = score_groups(pool, core, pinned)
+    core[[i for i, _, _ in purged]] = False
+    # Where the purge empties a part of the pool, nobody is left to bound against: the last
+    # players purged there are fitted together on Ordo's bound rule (one win or loss each a draw)
+    # and centred like any group; the earlier purged are bounded against them in turn.
+    seeds = last_purged(pool, core, purged)
+    base = soften_perfect(pool, seeds) if seeds else pool
+    core[seeds] = True
+    groups = score_groups(base, core, pinned)
     if len(groups) > 1 and not spec.force:
         raise DisconnectedPoolError([[real.players[i] for i in g] for g in groups])
     group_of = np.full(n, -1)
     for k, g in enumerate(groups):
         group_of[g] = k
     inside = (group_of[pool.white] >= 0) & (group_of[pool.white] == group_of[pool.black])
-    fit_pool = pool.subset(inside)
+    fit_pool = base.subset(inside)
+    drawn = float(pool.draws[inside].sum())  # the softened games are no evidence of draws
 
     fit_white, fit_draw = _free_params(spec)
     if fit_draw and fit_pool.wins.sum() + fit_pool.losses.sum() == 0:
         raise ValueError("BayesElo's drawelo cannot be fitted without a decisive game: "
                          "give the draw rate")
-    if fit_draw and fit_pool.draws.sum() == 0:
+    if fit_draw and drawn == 0:
         fit_draw = False  # without draws the likelihood is highest at drawelo = 0
+        if purged:
+            raise ValueError(
+                "BayesElo bounds a perfect score by the rating it would have had one win (loss) "
+                "been a draw, and drawelo = 0 (no draw in the results) makes a draw impossible: "
+                "give the draw rate, or keep the virtual-draw prior"
+            )
     start = np.mean(list(spec.fixed.values()) + [m for m, _ in spec.loose.values()] or [0.0])
     theta = np.full(n + 2, float(start))
     theta[n] = BAYESELO_ADVANTAGE if fit_white and model.has_draw_param else spec.white or 0.0
@@ -224,7 +246,7 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
         delta = theta[fit_pool.white] - theta[fit_pool.black] + theta[n]
         if spec.draw is None:
             theta[n + 1] = fit_draw_rate(
-                model.expectancy(delta), fit_pool.games, float(fit_pool.draws.sum())
+                model.expectancy(delta), fit_pool.games, drawn
             )
     # Curvature: cov = H⁻¹ J H⁻¹ (sandwich). J = H for BayesElo's true likelihood; Ordo's
     # half-point likelihood counts f(1 − f) per game where the score's variance is f(1 − f) − D/4.
@@ -259,8 +281,9 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
         centre[np.ix_(g, g)] -= 1.0 / len(g)
         cov = centre @ cov @ centre.T
     bound = [""] * n
-    for i, mark in reversed(purged):
-        ratings[i] = _bound(pool, spec, theta, ratings, i, mark)
+    for i, mark, _ in reversed(purged):
+        if i not in seeds:
+            ratings[i] = _bound(pool, spec, theta, ratings, i, mark)
         bound[i] = mark
     return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups,
                    spec.draw is None and (fit_draw or isinstance(model, OrdoModel)))
@@ -474,7 +497,7 @@ def fit_ratings(
     else:
         source = "curvature of the likelihood"
     rated = np.r_[~np.isnan(ratings) & np.array([b == "" for b in fit.bound]), True, True]
-    if relative_to == "pool" or not (fixed or loose):
+    if (relative_to == "pool" or not (fixed or loose)) and rated[:n].any():
         centre = np.eye(n + 2)
         centre[np.ix_(rated[:n], rated[:n])] -= 1.0 / rated[:n].sum()
         cov = centre @ cov @ centre.T

@@ -95,25 +95,68 @@ def condense(games: pd.DataFrame) -> Pool:
     )
 
 
-def purge_perfect(pool: Pool, keep: np.ndarray) -> list[tuple[int, str]]:
+def purge_perfect(pool: Pool, keep: np.ndarray) -> list[tuple[int, str, int]]:
     """Ordo's purge (reference §5.1): drop perfect winners and losers until none is left.
 
-    Returns (player, ">" for a perfect winner or "<" for a perfect loser) in purge order; players
-    where `keep` is set (anchors) are never purged. Scores count games among remaining players.
+    Returns (player, ">" for a perfect winner or "<" for a perfect loser, round) in purge order;
+    players where `keep` is set (anchors) are never purged. Scores count games among the players
+    still there at the start of the round.
     """
     active = np.ones(pool.n, dtype=bool)
-    purged: list[tuple[int, str]] = []
-    while True:
+    purged: list[tuple[int, str, int]] = []
+    for round_no in range(pool.n + 1):
         rows = active[pool.white] & active[pool.black]
         sub = pool.subset(rows)
         played, points = sub.played(), sub.points()
         win = active & ~keep & (played > 0) & (points >= played)
         loss = active & ~keep & (played > 0) & (points <= 0)
         if not (win.any() or loss.any()):
-            return purged
-        purged += [(int(i), ">") for i in np.flatnonzero(win)]
-        purged += [(int(i), "<") for i in np.flatnonzero(loss)]
+            break
+        purged += [(int(i), ">", round_no) for i in np.flatnonzero(win)]
+        purged += [(int(i), "<", round_no) for i in np.flatnonzero(loss)]
         active &= ~(win | loss)
+    return purged
+
+
+def last_purged(pool: Pool, rated: np.ndarray, purged: list[tuple[int, str, int]]) -> list[int]:
+    """Purged players with nobody rated to be bounded against: in each part of the pool joined by
+    games where the purge left no player `rated`, the players of the last round purged there."""
+    graph = coo_matrix((np.ones(len(pool.white)), (pool.white, pool.black)),
+                       shape=(pool.n, pool.n))
+    _, part = connected_components(graph, directed=True, connection="weak")
+    last: dict[int, int] = {}
+    for i, _, round_no in purged:
+        last[int(part[i])] = max(last.get(int(part[i]), -1), round_no)
+    emptied = set(last) - {int(part[i]) for i in np.flatnonzero(rated)}
+    return [i for i, _, round_no in purged
+            if int(part[i]) in emptied and round_no == last[int(part[i])]]
+
+
+def soften_perfect(pool: Pool, players: list[int]) -> Pool:
+    """Ordo's bound rule (reference §5.1) for players perfect among themselves, all at once.
+
+    One win of each perfect winner (loss of each perfect loser) among `players` counts as a draw;
+    each has a game among them, and won (lost) all it played there. A game between two of them is
+    a win for one and a loss for the other, so one softened game serves both: players with the
+    most games among them go first, each softening a game of its pairing (opponent and colours)
+    with the most games, and a player already holding a softened game is skipped.
+    """
+    wins, draws, losses = pool.wins.copy(), pool.draws.copy(), pool.losses.copy()
+    among = np.isin(pool.white, players) & np.isin(pool.black, players)
+    games = pool.games * among
+    count = pool.per_player(games, games)
+    softened: set[int] = set()
+    for p in sorted(players, key=lambda i: (-count[i], i)):
+        if p in softened:
+            continue
+        k = int(np.argmax(games * ((pool.white == p) | (pool.black == p))))
+        if wins[k] > 0:
+            wins[k] -= 1
+        else:
+            losses[k] -= 1
+        draws[k] += 1
+        softened |= {int(pool.white[k]), int(pool.black[k])}
+    return Pool(pool.players, pool.white, pool.black, wins, draws, losses)
 
 
 def score_groups(pool: Pool, members: np.ndarray, pinned: np.ndarray) -> list[list[int]]:

@@ -105,7 +105,10 @@ def test_perfect_players_cut_off_from_the_rated_pool_are_refused() -> None:
     assert sorted(map(sorted, info.value.groups)) == [["A", "B"], ["x", "y"]]
     frame = fit_ratings(data, force=True).frame.set_index("player")
     assert frame["rating"].notna().all()
-    assert frame.loc["x", "rating"] - frame.loc["y", "rating"] == pytest.approx(GAP)
+    # a single game: with it a draw, x and y are level, centred on their own average
+    assert list(frame.loc[["x", "y"], "bound"]) == [">", "<"]
+    assert frame.loc["x", "rating"] == pytest.approx(2300)
+    assert frame.loc["y", "rating"] == pytest.approx(2300)
 
 
 def test_a_win_and_a_draw_between_two_players() -> None:
@@ -120,3 +123,29 @@ def test_simulated_errors_on_an_emptied_pool() -> None:
     data = frame_of([("a", "b", "1-0"), ("b", "a", "0-1"), ("a", "c", "1-0")])
     frame = fit_ratings(data, simulations=20, seed=3).frame.set_index("player")
     assert frame["rating"].notna().all() and frame["error"].isna().all()
+
+
+def test_bayeselo_bounds_need_a_draw_rate_without_draws() -> None:
+    # Without a draw in the results BayesElo's drawelo is 0 and a draw has no probability.
+    data = frame_of([("a", "b", "1-0"), ("b", "a", "0-1"), ("a", "c", "1-0")])
+    with pytest.raises(ValueError, match="give the draw rate"):
+        fit_ratings(data, model="bayeselo", prior=0, white=0)
+    frame = fit_ratings(data, model="bayeselo", prior=0, white=0, draw=0.3, bayeselo_units=1)
+    frame = frame.frame.set_index("player")
+    assert list(frame.loc[["a", "b", "c"], "bound"]) == [">", "<", "<"]
+    assert frame["rating"].mean() == pytest.approx(0)
+    assert frame.loc["a", "rating"] == pytest.approx(frame.loc["c", "rating"])
+    assert frame.loc["a", "rating"] > frame.loc["b", "rating"]
+
+
+def test_the_last_round_purged_seeds_the_earlier_bounds() -> None:
+    # Q beat Y, Z beat P: round 1 purges Q (all wins) and P (all losses);
+    # then Y won both games against Z, and the second round empties the pool.
+    data = frame_of([("Q", "Y", "1-0"), ("Y", "Z", "1-0"), ("Z", "Y", "0-1"), ("Z", "P", "1-0")])
+    frame = fit_ratings(data).frame.set_index("player")
+    assert list(frame.loc[["Q", "Y", "Z", "P"], "bound"]) == [">", ">", "<", "<"]
+    assert frame.loc[["Y", "Z"], "rating"].mean() == pytest.approx(2300)
+    assert frame.loc["Y", "rating"] - frame.loc["Z", "rating"] == pytest.approx(GAP)
+    # the earlier purged are bounded against them: one game each, so level with the opponent
+    assert frame.loc["Q", "rating"] == pytest.approx(frame.loc["Y", "rating"])
+    assert frame.loc["P", "rating"] == pytest.approx(frame.loc["Z", "rating"])
