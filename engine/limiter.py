@@ -100,7 +100,6 @@ class NpsThrottle:
         self.deadline_ms = deadline_ms
         self.clock = clock
         self.expired = False
-        self.waited_s = 0.0
 
     def __call__(self, stats: SearchStats) -> None:
         if stats.depth < 1:
@@ -118,7 +117,6 @@ class NpsThrottle:
             if slice_s <= 0:
                 return
             self.stop_event.wait(slice_s)
-            self.waited_s += slice_s
 
 
 @dataclasses.dataclass
