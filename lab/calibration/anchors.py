@@ -62,3 +62,21 @@ def choose_anchors(estimates: Sequence[float], anchors: Mapping[str, float], low
         level = min(range(len(estimates)), key=distance)
         chosen[level] = [nearest_anchor(estimates[level], anchors)]
     return chosen
+
+
+def performance(scores: Sequence[tuple[float, float, int]], clip: float = 0.05) -> float:
+    """A level's performance rating from (opponent rating, score fraction, games) results.
+
+    Each opponent gives rating + 400·log10(s/(1 − s)) (the logistic expectancy inverted), with s
+    kept within [clip, 1 − clip] so that a perfect score gives a finite, cautious estimate;
+    the results are averaged weighted by games. Used only to choose anchors when a first fit
+    is impossible (levels not yet tied to the anchors).
+    """
+    total = sum(n for _, _, n in scores)
+    if total == 0:
+        raise ValueError("no games to rate")
+    value = 0.0
+    for rating, score, games in scores:
+        s = min(max(score, clip), 1.0 - clip)
+        value += games * (rating + 400.0 * math.log10(s / (1.0 - s)))
+    return value / total

@@ -65,6 +65,9 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
                   if data["extrapolated"] else "pass" if data["passed"] else "FAIL")
         if data["bound"]:
             status = f"perfect score, bound {data['bound']}"
+        if not data.get("tied", True):
+            status = "not tied to the anchors" + (f", bound {data['bound']}"
+                                                  if data["bound"] else "")
         error = data["measured"] - data["nominal"]
         cells = [str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
                  _num(data["measured"]), "±" + _num(data["halfwidth"]), _num(error, "+.0f"),
@@ -145,7 +148,9 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         lines.append("")
     lines.append("## Result")
     lines.append("")
-    if outcome.passed:
+    if outcome.final is None:
+        lines.append(f"No table was written: {outcome.problem}")
+    elif outcome.passed:
         lines.append(f"The table measured in round {outcome.rounds[-1].number} passes; it is "
                      f"written to `{outcome.final}`.")
     else:
@@ -162,7 +167,9 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
 
     last = outcome.rounds[-1]
     name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
-    if outcome.passed and last.table_played is not None:
+    if not outcome.passed and last.correction is None:
+        outcome.final = None
+    elif outcome.passed and last.table_played is not None:
         text = Path(last.table_played).read_text(encoding="utf-8")
         outcome.final = cal.out / name
         outcome.final.write_text(f"# measured in round {last.number} and passing the criteria\n"
@@ -183,4 +190,5 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
     summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
     pd.DataFrame([(a.name, a.rating) for a in cal.anchors], columns=["name", "rating"]).to_csv(
         cal.out / ANCHORS_NAME, index=False)
-    return [outcome.final, plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]
+    files = [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]
+    return [outcome.final, *files] if outcome.final is not None else files

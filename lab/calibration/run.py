@@ -27,7 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
-from lab.calibration.anchors import choose_anchors
+from lab.calibration.anchors import choose_anchors, performance
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.correct import Correction, correct_table
 from lab.calibration.criteria import Verdict, judge
@@ -70,6 +70,7 @@ class CalibrationOutcome:
     rounds: list[RoundResult] = field(default_factory=list)
     final: Path | None = None
     passed: bool = False
+    problem: str = ""
     files: list[Path] = field(default_factory=list)
 
 
@@ -106,8 +107,15 @@ def _games(folders: list[Path]) -> pd.DataFrame:
     return games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
 
 
-def _fit(cal: Calibration, folders: list[Path]) -> RatingTable | None:
-    games = _games(folders)
+def _fit(cal: Calibration, folders: list[Path], games: pd.DataFrame | None = None,
+         force: bool = False) -> RatingTable | None:
+    """All games of `folders` fitted at once with the anchors fixed (None without anchor games).
+
+    A pool not tied to the anchors (a group of levels that lost, or won, every game against
+    them) raises CalibrationError, unless `force`: then each group is fitted apart and
+    `unanchored` tells which levels have no rating on the anchors' scale.
+    """
+    games = _games(folders) if games is None else games
     if games.empty:
         return None
     present = set(games["white"]) | set(games["black"])
@@ -116,16 +124,84 @@ def _fit(cal: Calibration, folders: list[Path]) -> RatingTable | None:
         return None
     try:
         with np.errstate(divide="ignore", invalid="ignore"):  # all-bound pools in early passes
-            return fit_ratings(games, anchors=anchors)
+            return fit_ratings(games, anchors=anchors, force=force)
     except DisconnectedPoolError as exc:
         raise CalibrationError(f"{cal.source}: the levels are not tied to the anchors: {exc}"
                                ) from None
+
+
+def unanchored(cal: Calibration, ratings: RatingTable) -> set[str]:
+    """Players in groups of a forced fit that hold no anchor (their ratings mean nothing)."""
+    if len(ratings.groups) < 2:
+        return set()
+    names = set(cal.ratings)
+    return {p for group in ratings.groups if not names & set(group) for p in group}
+
+
+def anchor_results(cal: Calibration, games: pd.DataFrame, name: str
+                   ) -> list[tuple[float, float, int]]:
+    """(anchor rating, score fraction, games) of player `name` against each anchor it met."""
+    results = []
+    for anchor, rating in cal.ratings.items():
+        mine = games[((games["white"] == name) & (games["black"] == anchor))
+                     | ((games["black"] == name) & (games["white"] == anchor))]
+        if len(mine):
+            points = sum(0.5 if r == "1/2-1/2" else float((r == "1-0") == (w == name))
+                         for r, w in zip(mine["result"], mine["white"], strict=True))
+            results.append((rating, points / len(mine), len(mine)))
+    return results
+
+
+def outside_bound(results: list[tuple[float, float, int]]) -> tuple[str, float]:
+    """A ceiling ("<") or floor (">") for a level that lost or won every anchor game.
+
+    As Ordo bounds a perfect score (reference harness_and_stats.md §5.1): the rating it would
+    have if one of its n games had been a draw, score 0.5/n (or 1 − 0.5/n), against the
+    games-weighted mean rating of the anchors it met.
+    """
+    n = sum(g for _, _, g in results)
+    points = sum(s * g for _, s, g in results)
+    mean = sum(r * g for r, _, g in results) / n
+    if points == 0:
+        s, mark = 0.5 / n, "<"
+    elif points == n:
+        s, mark = 1 - 0.5 / n, ">"
+    else:
+        raise ValueError("only a perfect score against the anchors has a bound")
+    return mark, mean + 400.0 * math.log10(s / (1.0 - s))
 
 
 def _pairs(games: int, passes: int) -> tuple[int, int]:
     """Anchor games of pass 1 and pass 2 (both even: games are paired)."""
     first = 2 * (games // 4) if passes == 2 else 0
     return first, games - first
+
+
+def first_estimates(cal: Calibration, levels: list[int], folders: list[Path]) -> list[float]:
+    """Each level's Elo after pass 1, to choose its pass-2 anchors.
+
+    From a fit of pass 1's games when they tie the levels to the anchors; otherwise (a level
+    that lost or won everything against its anchors) from its performance against the anchors
+    (`anchors.performance`), and the nominal Elo for a level that met none.
+    """
+    games = _games(folders)
+    if games.empty:
+        return [float(level) for level in levels]
+    names = {level: cal.level_name(level) for level in levels}
+    try:
+        fitted = _fit(cal, folders, games)
+    except CalibrationError:
+        fitted = None
+    if fitted is not None:
+        frame = fitted.frame.set_index("player")
+        return [float(frame.loc[names[lv], "rating"]) if names[lv] in frame.index
+                and math.isfinite(frame.loc[names[lv], "rating"]) else float(lv)
+                for lv in levels]
+    estimates = []
+    for level in levels:
+        results = anchor_results(cal, games, names[level])
+        estimates.append(performance(results) if results else float(level))
+    return estimates
 
 
 def measure_round(cal: Calibration, number: int, levels: list[int],
@@ -145,13 +221,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
         if games == 0:
             continue
         if pass_number == 2:
-            fitted = _fit(cal, folders)
-            if fitted is not None:
-                frame = fitted.frame.set_index("player")
-                estimates = [float(frame.loc[names[lv], "rating"])
-                             if names[lv] in frame.index
-                             and math.isfinite(frame.loc[names[lv], "rating"]) else float(lv)
-                             for lv in levels]
+            estimates = first_estimates(cal, levels, folders)
         chosen = choose_anchors(estimates, ratings, low, high, cal.max_anchors, ladder)
         for level, opponents in zip(levels, chosen, strict=True):
             if not opponents:
@@ -169,7 +239,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
                 folders.append(_play(cal, stage, players, [names[a]], cal.ladder_games,
                                      folder / "ladder" / f"{names[a]}-{names[b]}", stream))
-    fitted = _fit(cal, folders)
+    fitted = _fit(cal, folders, force=True)
     if fitted is None:
         raise CalibrationError(f"{cal.source}: round {number} has no decided game against an "
                                "anchor to fit")
@@ -177,15 +247,30 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
 
 
 def measured_frame(cal: Calibration, levels: list[int], params: dict[int, dict[str, float]],
-                   ratings: RatingTable) -> pd.DataFrame:
-    """One row per level: nominal, what it played with, measured Elo, interval, games, score."""
+                   ratings: RatingTable, games: pd.DataFrame) -> pd.DataFrame:
+    """One row per level: nominal, what it played with, measured Elo, interval, games, score.
+
+    A level in a group not tied to the anchors has no measurement: it gets Ordo's bound from
+    its anchor games if it lost (or won) them all, else nothing, and `tied` is False.
+    """
     frame = ratings.frame.set_index("player")
+    loose = unanchored(cal, ratings)
     rows = []
     for level in levels:
         name = cal.level_name(level)
         row: dict[str, Any] = {"level": name, "nominal": level}
         row.update(params[level])
-        if name in frame.index:
+        row["tied"] = name not in loose
+        if name in loose:
+            results = anchor_results(cal, games, name)
+            perfect = results and {s for _, s, _ in results} in ({0.0}, {1.0})
+            mark, bound = outside_bound(results) if perfect else ("", math.nan)
+            fit = frame.loc[name] if name in frame.index else None
+            row.update(measured=math.nan, halfwidth=math.nan, lower=math.nan, upper=math.nan,
+                       bound=f"{mark}{bound:.0f}" if mark else "", bound_rating=bound,
+                       games=int(fit["played"]) if fit is not None else 0,
+                       score=float(fit["score"]) if fit is not None else math.nan)
+        elif name in frame.index:
             fit = frame.loc[name]
             measured = float(fit["rating"]) if not fit["bound"] else math.nan
             row.update(measured=measured, halfwidth=float(fit["error"]),
@@ -249,9 +334,11 @@ def pooled_points(cal: Calibration, rounds: list[RoundResult]
 def correct_round(cal: Calibration, rounds: list[RoundResult]) -> Correction:
     """The correction from all measurements so far (see `pooled_points`)."""
     measured, params, errors = pooled_points(cal, rounds)
-    if len(measured) < 2:
-        raise CalibrationError(f"{cal.source}: fewer than two levels were measured; play "
-                               "more games or move the levels")
+    real = sum(int(r.measured["measured"].notna().sum()) for r in rounds)
+    if len(measured) < 2 or real < 2:
+        raise CalibrationError(f"{cal.source}: fewer than two levels were measured on the "
+                               "anchors' scale (the rest have only bounds); nothing to correct: "
+                               "give the levels anchors they can score against")
     try:
         return correct_table(measured, params, cal.targets, errors=errors)
     except ValueError as exc:
@@ -340,8 +427,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                 lv, value=params[lv].get(cal.level_option), table=table))
             for lv in levels
         }
-        ratings, _ = measure_round(cal, number, levels, level_tables, stream)
-        measured = measured_frame(cal, levels, params, ratings)
+        ratings, folders = measure_round(cal, number, levels, level_tables, stream)
+        measured = measured_frame(cal, levels, params, ratings, _games(folders))
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
                         list(measured["halfwidth"]), _anchor_range(cal), cal.thresholds)
         measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
@@ -353,7 +440,11 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         if verdict.passed:
             outcome.passed = True
             break
-        result.correction = correct_round(cal, outcome.rounds)
+        try:
+            result.correction = correct_round(cal, outcome.rounds)
+        except CalibrationError as exc:
+            outcome.problem = str(exc)
+            break
         left_out = [f"targets {', '.join(map(str, result.correction.below))} are below the "
                     "weakest measured level: not in this table"] if result.correction.below else []
         if result.correction.above:

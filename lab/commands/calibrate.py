@@ -44,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
         return 130
     for path in outcome.files:
         print(path)
-    print(f"calibration {'PASSED' if outcome.passed else 'did not pass'}: see {outcome.files[2]}")
+    report = next(p for p in outcome.files if p.name == "report.md")
+    print(f"calibration {'PASSED' if outcome.passed else 'did not pass'}: see {report}")
     return 0 if outcome.passed else 1

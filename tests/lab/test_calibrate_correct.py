@@ -178,3 +178,14 @@ def test_head_to_head_cross_check_uses_the_reference_predictions():
     assert head_to_head(100, 66.0, 400) == (pytest.approx(64.0, abs=0.05), "pass")
     assert head_to_head(200, 70.0, 500) == (pytest.approx(76.0, abs=0.05), "FAIL")
     assert head_to_head(200, 76.0, 40)[1] == "too few games (40 < 400)"
+
+
+def test_performance_rating_inverts_the_expectancy_and_caps_perfect_scores():
+    from lab.calibration.anchors import performance
+
+    assert performance([(1500, 0.76, 10)]) == pytest.approx(1500 + 200, abs=1)
+    assert performance([(1500, 0.5, 4), (1700, 0.5, 4)]) == pytest.approx(1600)
+    # a perfect loss counts as 5 %: 511.5 below the anchor, finite
+    assert performance([(1320, 0.0, 6)]) == pytest.approx(1320 - 511.5, abs=0.1)
+    with pytest.raises(ValueError):
+        performance([])

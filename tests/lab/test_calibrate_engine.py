@@ -4,7 +4,6 @@ tables the calibration writes loaded through `EloTable`, and a tiny calibration 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +20,6 @@ from lab.calibration.tables import write_elo_table
 from lab.experiment import BUILTIN_ENGINES
 from lab.records import EngineSpec
 
-STOCKFISH = "/usr/games/stockfish"
 BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
 TEMPO = EngineSpec("tempo", list(BUILTIN_ENGINES["tempo"]))
 LIMIT = {"UCI_LimitStrength": True}
@@ -72,12 +70,12 @@ def test_a_broken_table_is_reported_with_the_engines_words(tmp_path):
 
 TINY_TEMPO = f"""
 name = "tiny-tempo"
-tc = "1+0.01"
+tc = "2+0.02"
 concurrency = 2
-margin_ms = 200
+margin_ms = 300
 
 [levels]
-values = [800, 2000]
+values = [1000, 1800]
 targets = {{ start = 600, stop = 2600, step = 20 }}
 games = 6
 ladder_games = 6
@@ -86,30 +84,30 @@ passes = 1
 
 [engine]
 builtin = "tempo"
-options = {{ Hash = 16 }}
+options = {{ Hash = 16, "Move Overhead" = 300 }}
+
+# our own levels as anchors, pinned at their names (the issue allows levels already calibrated)
+[[anchors]]
+name = "a1100"
+builtin = "tempo"
+options = {{ Hash = 16, "Move Overhead" = 300, UCI_LimitStrength = true, UCI_Elo = 1100 }}
+rating = 1100
 
 [[anchors]]
-name = "sf1350"
-cmd = ["{STOCKFISH}"]
-options = {{ UCI_LimitStrength = true, UCI_Elo = 1350, Threads = 1, Hash = 16 }}
-rating = 1320
-
-[[anchors]]
-name = "sf1600"
-cmd = ["{STOCKFISH}"]
-options = {{ UCI_LimitStrength = true, UCI_Elo = 1600, Threads = 1, Hash = 16 }}
-rating = 1610
+name = "a1700"
+builtin = "tempo"
+options = {{ Hash = 16, "Move Overhead" = 300, UCI_LimitStrength = true, UCI_Elo = 1700 }}
+rating = 1700
 
 [openings]
 file = "{BOOK}"
 
 [adjudication]
-max_moves = 80
+max_moves = 100
 """
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="needs Stockfish")
 def test_tiny_calibration_of_our_engine_writes_a_table_it_loads(tmp_path):
     path = tmp_path / "cal.toml"
     path.write_text(TINY_TEMPO)
@@ -123,7 +121,7 @@ def test_tiny_calibration_of_our_engine_writes_a_table_it_loads(tmp_path):
     assert rows["NPS"].is_monotonic_increasing and rows["MoveError"].is_monotonic_decreasing
     # the two levels' own parameters bracket every corrected row
     params = outcome.rounds[0].params
-    assert params[800]["NPS"] <= rows["NPS"].min() <= rows["NPS"].max() <= params[2000]["NPS"]
+    assert params[1000]["NPS"] <= rows["NPS"].min() <= rows["NPS"].max() <= params[1800]["NPS"]
     elo = int(rows.index[len(rows) // 2])
     dumped = check_table_loads(TEMPO, table, elo).params
     assert dumped["NPS"] == rows.loc[elo, "NPS"]
