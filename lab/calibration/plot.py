@@ -1,8 +1,9 @@
 """The calibration plot: measured against nominal Elo with 95 % intervals and the y = x line.
 
 One series per measured round (round 1 "before correction", later rounds "after"), levels outside
-the anchors' range ± 200 drawn hollow (extrapolations, reference/elo_limit.md §5 G), and the
-anchors' ratings as a shaded band.
+the anchors' range ± 200 drawn hollow (extrapolations, reference/elo_limit.md §5 G), levels with
+only a bound (a perfect score against the anchors) as a triangle pointing the way the truth lies,
+and the anchors' ratings as a shaded band.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     fig = new_figure(7.5, 6.0)
     ax = fig.add_subplot()
     every = pd.concat([frame for _, frame in rounds])
+    bounds = every["bound_rating"].dropna().to_numpy(float) if "bound_rating" in every else []
     values = np.r_[every["nominal"].to_numpy(float), every["measured"].dropna().to_numpy(float),
-                   [r for _, r in anchors]]
+                   bounds, [r for _, r in anchors]]
     low, high = float(np.nanmin(values)) - 100, float(np.nanmax(values)) + 100
     ax.plot([low, high], [low, high], color="grey", linestyle="--", linewidth=1, label="y = x")
     if anchors:
@@ -39,7 +41,7 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
                    label="anchors ± 200 (measured range)")
         for name, rating in anchors:
             ax.axhline(rating, color="0.75", linewidth=0.8, zorder=0)
-            ax.annotate(name, (low, rating), fontsize=7, color="0.4", va="bottom")
+            ax.annotate(name, (high, rating), fontsize=7, color="0.4", va="bottom", ha="right")
     for i, (label, frame) in enumerate(rounds):
         colour = COLOURS[i % len(COLOURS)]
         shift = 8 * (i - (len(rounds) - 1) / 2)  # side by side when rounds share levels
@@ -54,6 +56,14 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
         if outside.any():
             ax.scatter(x[outside], y[outside], facecolors="white", edgecolors=colour, zorder=3,
                        label=f"{label}: extrapolated")
+        if "bound_rating" in frame and "bound" in frame:
+            marks = frame["bound"].fillna("").astype(str).str[:1].to_numpy()
+            bounds = frame["bound_rating"].to_numpy(float)
+            for mark, marker, word in (("<", "v", "at most"), (">", "^", "at least")):
+                show = (marks == mark) & np.isnan(y) & np.isfinite(bounds)
+                if show.any():
+                    ax.scatter(x[show], bounds[show], marker=marker, color=colour, zorder=3,
+                               label=f"{label}: bound ({word})")
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
     ax.set_aspect("equal")
@@ -61,7 +71,7 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     ax.set_ylabel("measured Elo (95 % interval)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left", framealpha=0.9)
     return fig
 
 

@@ -184,3 +184,28 @@ def test_tempo_calibrate_reports_a_bad_file_and_exits_2(tmp_path, capsys):
     assert str(path) in err and "'games' must be positive" in err
     assert main(["calibrate", str(tmp_path / "missing.toml")]) == 2
     assert "calibration file not found" in capsys.readouterr().err
+
+
+def test_calibration_figure_shows_rounds_intervals_bounds_and_the_diagonal(tmp_path):
+    import numpy as np
+
+    from lab.calibration.plot import calibration_figure, plot_calibration
+
+    before = pd.DataFrame({"nominal": [800, 1200, 1600], "measured": [np.nan, 1300, 1500],
+                           "halfwidth": [np.nan, 100, 80], "bound": ["<900", "", ""],
+                           "bound_rating": [900, np.nan, np.nan],
+                           "extrapolated": ["", "", ""]})
+    after = before.assign(measured=[np.nan, 1250, 1580], bound="", bound_rating=np.nan)
+    anchors = [("sf1350", 1320.0), ("sf1600", 1610.0)]
+    fig = calibration_figure([("round 1", before), ("round 2", after)], anchors)
+    ax = fig.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels[:2] == ["y = x", "anchors ± 200 (measured range)"]
+    assert "round 1: bound (at most)" in labels and "round 2" in labels
+    diagonal = ax.get_lines()[0]
+    assert list(diagonal.get_xdata()) == list(diagonal.get_ydata())
+    assert ax.get_xlim() == ax.get_ylim()
+    path = plot_calibration([("round 1", before)], anchors, tmp_path / "c.svg")
+    assert path.read_text().lstrip().startswith("<?xml")
+    with pytest.raises(ValueError, match="no measured rounds"):
+        calibration_figure([], anchors)
