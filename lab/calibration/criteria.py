@@ -65,18 +65,22 @@ class Verdict:
 
 
 def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequence[float],
-          anchor_range: tuple[float, float], thresholds: Thresholds | None = None) -> Verdict:
+          anchor_range: tuple[float, float], thresholds: Thresholds | None = None,
+          bounds: Sequence[float] | None = None) -> Verdict:
     """Judge measured levels against the §5 criteria (levels in increasing nominal order).
 
-    A level whose measured Elo lies outside [lowest anchor − margin, highest anchor + margin]
-    is marked extrapolated and judged by nothing; a missing measurement (NaN, e.g. a perfect
-    score's bound) fails (A). With fewer than two judged levels, (C) and (D) fail.
+    A level whose measured Elo (or, without one, its bound from `bounds`: a perfect score's
+    ceiling or floor) lies outside [lowest anchor − margin, highest anchor + margin] is marked
+    extrapolated and judged by nothing; a missing measurement inside the range fails (A). With
+    fewer than two judged levels, (C) and (D) fail.
     """
     t = thresholds or Thresholds()
     low, high = anchor_range[0] - t.anchor_margin, anchor_range[1] + t.anchor_margin
+    places = list(measured) if bounds is None else [
+        m if math.isfinite(m) else b for m, b in zip(measured, bounds, strict=True)]
     levels = []
-    for nom, mea, hw in zip(nominal, measured, halfwidth, strict=True):
-        where = "below" if mea < low else "above" if mea > high else ""
+    for nom, mea, hw, place in zip(nominal, measured, halfwidth, places, strict=True):
+        where = "below" if place < low else "above" if place > high else ""
         level = LevelResult(float(nom), float(mea), float(hw), where)
         level.passed = (not where and math.isfinite(mea) and math.isfinite(hw)
                         and abs(level.error) <= t.level_error and hw <= t.level_halfwidth)

@@ -430,7 +430,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         ratings, folders = measure_round(cal, number, levels, level_tables, stream)
         measured = measured_frame(cal, levels, params, ratings, _games(folders))
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
-                        list(measured["halfwidth"]), _anchor_range(cal), cal.thresholds)
+                        list(measured["halfwidth"]), _anchor_range(cal), cal.thresholds,
+                        list(measured["bound_rating"]))
         measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
         measured["passed"] = [lv.passed for lv in verdict.levels]
         folder = cal.out / f"round{number}"

@@ -189,3 +189,12 @@ def test_performance_rating_inverts_the_expectancy_and_caps_perfect_scores():
     assert performance([(1320, 0.0, 6)]) == pytest.approx(1320 - 511.5, abs=0.1)
     with pytest.raises(ValueError):
         performance([])
+
+
+def test_a_bound_below_the_anchor_range_is_extrapolated_too():
+    nan = math.nan
+    verdict = judge([800, 1400, 1600], [nan, 1400, 1600], [nan, 20, 20], (1320, 2204),
+                    bounds=[900, nan, nan])
+    assert [lv.extrapolated for lv in verdict.levels] == ["below", "", ""]
+    inside = judge([800, 1400], [nan, 1400], [nan, 20], (1320, 2204), bounds=[1300, nan])
+    assert inside.levels[0].extrapolated == "" and not inside.levels[0].passed
