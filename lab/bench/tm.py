@@ -1,0 +1,104 @@
+"""`tempo bench tm`: how each time manager spends the clock in self-play.
+
+For every manager, our engine plays itself (both sides with that manager) a short series at a
+fast control through the lab's harness. Printed per manager, after the seed's two principles
+(seeds/002_8670cf701ba55ea1.txt, "Design principles"): the time forfeits; the mean fraction of
+the available time used by the end of the game (all time should be used); and the spread of the
+nodes searched per move, as the coefficient of variation within each game side (the tree should
+be the same size at every move), with the mean nodes per move beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from lab.experiment import DEFAULT_BOOK, Experiment, load_book_for, parse_experiment
+from lab.plots.time_usage import fraction_of_time_used
+from lab.runner import run_experiment
+from lab.store import open_store
+
+MANAGERS = ("smooth", "smooth-lc0", "fraction", "stockfish")
+
+
+def self_play_experiment(manager: str, games: int, tc: str, out: Path, interpreter: str | None,
+                         concurrency: int | None, overhead_ms: int) -> Experiment:
+    """Our engine against itself, both sides with `manager`, paired openings from the book."""
+    options = {"TimeManager": manager, "Move Overhead": overhead_ms}
+    engines = []
+    for side in ("a", "b"):
+        engine = {"name": f"{manager}/{side}", "builtin": "tempo", "options": dict(options)}
+        if interpreter:
+            engine["interpreter"] = interpreter
+        engines.append(engine)
+    data = {
+        "name": f"bench-tm-{manager}",
+        "tc": tc,
+        "schedule": {"type": "gauntlet", "challengers": [engines[0]["name"]], "games": games},
+        "openings": {"file": str(DEFAULT_BOOK), "order": "random", "seed": 1, "paired": True},
+        "adjudication": {"max_moves": 150},
+        "engines": engines,
+        "out": str(out),
+    }
+    if concurrency is not None:
+        data["concurrency"] = concurrency
+    experiment = parse_experiment(data, "tempo bench tm", Path.cwd())
+    experiment.book = load_book_for(experiment)
+    return experiment
+
+
+def manager_figures(manager: str, games: pd.DataFrame, moves: pd.DataFrame) -> dict[str, object]:
+    """One row of the table: games, forfeits, time used, nodes per move and their spread."""
+    fraction = fraction_of_time_used(moves)["fraction"] if not moves.empty else pd.Series([])
+    nodes = pd.to_numeric(moves.get("nodes", pd.Series(dtype=float)), errors="coerce")
+    per_side = pd.DataFrame({"game": moves.get("game_id"), "side": moves.get("side"),
+                             "nodes": nodes}).dropna()
+    spread = per_side.groupby(["game", "side"])["nodes"].agg(lambda n: n.std() / n.mean()
+                                                             if n.mean() > 0 else None)
+    return {
+        "manager": manager,
+        "games": len(games),
+        "time forfeits": int((games["termination"] == "time forfeit").sum()) if len(games) else 0,
+        "time used %": round(100 * fraction.mean(), 1) if len(fraction) else None,
+        "nodes/move": int(per_side["nodes"].mean()) if len(per_side) else None,
+        "nodes CV": round(float(spread.median()), 2) if len(spread.dropna()) else None,
+    }
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tm", help="time managers in self-play: forfeits, time used, nodes-per-move spread",
+        description=__doc__.splitlines()[0])
+    parser.add_argument("--managers", default=",".join(MANAGERS),
+                        help="comma-separated TimeManager specs (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=4, help="games per manager (even)")
+    parser.add_argument("--tc", default="5+0.05", help="time control (default: %(default)s)")
+    parser.add_argument("--overhead", type=int, default=50,
+                        help="the engine's Move Overhead in ms (default: %(default)s)")
+    parser.add_argument("--interpreter", choices=("pypy", "cpython"),
+                        help="our engine's interpreter (default: PyPy when installed)")
+    parser.add_argument("--concurrency", type=int, help="games at once (default: cores)")
+    parser.add_argument("--out", help="keep the results folders here (default: a temporary one)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    managers = [m.strip() for m in args.managers.split(",") if m.strip()]
+    with tempfile.TemporaryDirectory(prefix="tempo-bench-tm-") as scratch:
+        root = Path(args.out) if args.out else Path(scratch)
+        rows = []
+        for index, manager in enumerate(managers):
+            out = root / f"{index:02d}"
+            experiment = self_play_experiment(manager, args.games, args.tc, out,
+                                              args.interpreter, args.concurrency, args.overhead)
+            run_experiment(experiment, overwrite=True, live=False)
+            with open_store(out) as store:
+                rows.append(manager_figures(manager, store.games(), store.moves()))
+    table = pd.DataFrame(rows).set_index("manager")
+    print(f"time managers in self-play at {args.tc}, {args.games} games each, "
+          f"Move Overhead {args.overhead} ms")
+    print(table.to_string())
+    return 0
