@@ -336,6 +336,7 @@ class UciEngine:
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
         """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
+        cpu_began = time.thread_time()
         try:
             try:
                 result = search.run(mode, ctx)
@@ -347,18 +348,21 @@ class UciEngine:
             legal = list(ctx.board.legal_moves)
             result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0, "error")
         result = self.limiter.choose(ctx, result)
+        cpu_ms = round((time.thread_time() - cpu_began) * 1000)
         if go.infinite:
             ctx.stop_event.wait()
         if self.options["Telemetry"]:
-            record = json.dumps(self.telemetry(ctx, result), separators=(",", ":"))
+            record = json.dumps(self.telemetry(ctx, result, cpu_ms), separators=(",", ":"))
             self.send(f"info string tm {record}")
         move = result.best_move.uci() if result.best_move is not None else "0000"
         ponder = f" ponder {result.ponder.uci()}" if result.ponder is not None else ""
         self.send(f"bestmove {move}{ponder}")
         gc.collect()  # on the opponent's time: see `main`
 
-    def telemetry(self, ctx: SearchContext, result: SearchResult) -> dict[str, object]:
-        """The stopper's per-move figures with the search's own (design: Telemetry contract)."""
+    def telemetry(self, ctx: SearchContext, result: SearchResult, cpu_ms: int) -> dict[str, object]:
+        """The stopper's per-move figures with the search's own (design: Telemetry contract);
+        `cpu_ms`, the search thread's CPU time, tells time spent searching from time the
+        process was not run (a busy machine)."""
         record = dict(ctx.stopper.telemetry())
         record.update(
             ply=ctx.board.ply(),
@@ -366,6 +370,7 @@ class UciEngine:
             nodes=result.nodes,
             reused_nodes=result.reused_nodes,
             stop_reason=result.stop_reason,
+            cpu_ms=cpu_ms,
         )
         return record
 

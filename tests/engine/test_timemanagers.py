@@ -114,17 +114,18 @@ def check_game(log, manager: str) -> None:
         f"{log.telemetry[-1]}; largest harness latency {log.max_latency_ms:.0f} ms"
     )
     assert len(log.telemetry) == log.board.ply()
-    overruns = []
     for ply, record in enumerate(log.telemetry):
-        assert TELEMETRY_KEYS | {"tm", "budget_ms"} <= set(record), record
+        assert TELEMETRY_KEYS | {"tm", "budget_ms", "cpu_ms"} <= set(record), record
         assert record["tm"] == manager.split("(")[0]
         assert record["ply"] == ply and record["reused_nodes"] == 0
-        if "hard_ms" in record and record["used_ms"] > record["hard_ms"] + HARD_LIMIT_SLACK_MS:
-            overruns.append(record)
-    # The search stops within a few ms of the hard limit by its own clock; on this shared 2-core
-    # machine (load 8-10) the OS sometimes does not run the process for 50-100 ms, so a rare
-    # move's wall time overruns: at most 2% of the moves (and never a forfeit, checked above).
-    assert len(overruns) <= max(1, len(log.telemetry) // 50), overruns
+        if "hard_ms" in record:
+            # The search stops at the hard limit. On this shared 2-core machine the OS sometimes
+            # leaves the engine unscheduled for 50-100 ms; such an overrun is excused only as far
+            # as the search thread was not running (wall time minus its CPU time).
+            limit = record["hard_ms"] + HARD_LIMIT_SLACK_MS
+            overrun = record["used_ms"] - limit
+            not_running = record["used_ms"] - record["cpu_ms"]
+            assert overrun <= max(0, not_running), record
 
 
 def manager_game(manager: str, base_s: float, inc_s: float, moves_per_period: int | None,
@@ -139,21 +140,27 @@ def manager_game(manager: str, base_s: float, inc_s: float, moves_per_period: in
     check_game(log, manager)
 
 
+def spec_for(manager: str, move_ms: int) -> str:
+    """The manager's spec for a game: the fixed-time baseline gets a per-move time that suits
+    the control (its default, 1 s a move, spends a 5 s clock in five moves by design)."""
+    return f"movetime(ms={move_ms})" if manager == "movetime" else manager
+
+
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_short_game_with_each_manager(manager):
-    manager_game(manager, 5.0, 0.05, None, max_plies=60)
+    manager_game(spec_for(manager, 80), 5.0, 0.05, None, max_plies=60)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_full_game_at_5_plus_005(manager):
-    manager_game(manager, 5.0, 0.05, None, max_plies=600, overhead_ms=200)
+    manager_game(spec_for(manager, 60), 5.0, 0.05, None, max_plies=600, overhead_ms=200)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_full_game_at_40_moves_in_10_s_repeating(manager):
-    manager_game(manager, 10.0, 0.0, 40, max_plies=600, overhead_ms=200)
+    manager_game(spec_for(manager, 150), 10.0, 0.0, 40, max_plies=600, overhead_ms=200)
 
 
 @pytest.mark.slow
