@@ -125,10 +125,12 @@ def lands_en_prise(board: chess.Board, move: chess.Move) -> bool:
     return any(VALUE[board.piece_type_at(a)] < value for a in chess.scan_forward(attackers))
 
 
-def plausibility(board: chess.Board, move: chess.Move, checks: bool = True) -> int:
+def plausibility(board: chess.Board, move: chess.Move, checks: bool = True,
+                 safe: bool | None = None) -> int:
     """Greenblatt-style plausibility of `move` (higher is more plausible), a weighted sum of facts.
 
-    See the module docstring for the facts; `checks=False` leaves out the (costly) check test.
+    See the module docstring for the facts; `checks=False` leaves out the (costly) check test;
+    `safe`, if the caller already knows it, is `not lands_en_prise(board, move)`.
     """
     us = board.turn
     them = not us
@@ -160,7 +162,8 @@ def plausibility(board: chess.Board, move: chess.Move, checks: bool = True) -> i
     else:
         if board.is_attacked_by(them, from_sq) and en_prise(board, us, from_sq, piece):
             score += VALUE[piece] // 2
-        if lands_en_prise(board, move):
+        unsafe = lands_en_prise(board, move) if safe is None else not safe
+        if unsafe:
             score -= VALUE[piece_after]
         if piece in (chess.KNIGHT, chess.BISHOP) and chess.BB_SQUARES[from_sq] & BACK_RANK[us]:
             score += DEVELOP_BONUS

@@ -114,7 +114,7 @@ class PlausibleSelection:
                 safe_pieces.add(move.from_square)
             if (check and safe) or (capture and ply < 2):
                 must.add(move)
-            rated.append((plausibility(board, move, False) + (60 if check else 0), move))
+            rated.append((plausibility(board, move, False, safe) + (60 if check else 0), move))
         rated.sort(key=by_key, reverse=True)
         ordered = [move for _, move in rated]
         if first is not None and first in must | set(ordered[: self.width]):
