@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+import chess
+import chess.engine
 import pytest
 
 from engine.launcher import (
@@ -62,3 +65,16 @@ def test_engine_runs_under_pypy():
         env={"TEMPO_ENGINE_PYTHON": "pypy", "PATH": "/usr/bin:/bin"},
     ).stdout
     assert "Interpreter: PyPy 3.9" in out and "Nodes searched" in out
+
+
+@pytest.mark.skipif(not REPO_PYPY.exists(), reason="no PyPy venv in this checkout")
+def test_uci_under_pypy_with_a_clock():
+    env = engine_environment({"PATH": "/usr/bin:/bin"})
+    with chess.engine.SimpleEngine.popen_uci([str(REPO_PYPY), "-m", "engine"], env=env) as engine:
+        board = chess.Board()
+        for _ in range(2):
+            limit = chess.engine.Limit(white_clock=5, black_clock=5, white_inc=0.1, black_inc=0.1)
+            result = engine.play(board, limit, info=chess.engine.INFO_ALL)
+            assert result.move in board.legal_moves
+            assert json.loads(result.info["string"][len("tm "):])["tm"] == "smooth"
+            board.push(result.move)
