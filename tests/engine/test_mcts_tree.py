@@ -264,3 +264,15 @@ def test_fifty_move_rule_and_stalemate_are_draws_in_the_tree():
     assert result.best_move == chess.Move.from_uci("d2d3")
     stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     assert run(stalemate, 100).stop_reason == "nomoves"
+
+
+def test_a_full_tree_stops_the_search_and_says_so():
+    sent: list[str] = []
+    ctx = SearchContext(board=chess.Board(), evaluator=Evaluator(), tt=TranspositionTable(1),
+                        stopper=ChainedStopper([NodesStopper(20000)]), send=sent.append)
+    budget = mcts.node_budget(ctx)
+    result = mcts.search(ctx)
+    assert result.stop_reason == "memory"
+    assert budget - 50 <= result.nodes <= budget + 50
+    assert any(line.startswith("info string mcts: tree full") for line in sent)
+    assert result.best_move in chess.Board().legal_moves
