@@ -369,7 +369,8 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
 
     Round 1 plays the nominal levels with the engine's own levels (or the file's `table`); a
     later round plays the levels that lie inside the previous correction's range with that
-    correction (levels outside it are extrapolations: the table cannot produce them).
+    correction (levels outside it are extrapolations: the table cannot produce them), or, when
+    fewer than two do, as many of the correction's own rows, evenly spread.
     """
     folder = cal.out / f"round{number}"
     if previous is None:
@@ -380,10 +381,15 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
         rows = pd.read_csv(table, comment="#").set_index("Elo")
         low, high = int(rows.index.min()), int(rows.index.max())
         levels = [lv for lv in cal.levels if low <= lv <= high]
+        if len(levels) < 2:  # the table covers too few levels: measure its own rows instead
+            picks = np.linspace(0, len(rows) - 1, min(len(rows), len(cal.levels)))
+            levels = sorted({int(rows.index[int(round(i))]) for i in picks})
         if not cal.uses_table:
             values = rows[cal.level_option].to_numpy(float)
             return levels, {lv: {cal.level_option: float(np.interp(lv, rows.index, values))}
                             for lv in levels}, table
+    if not levels:
+        return [], {}, table
     if cal.uses_table:
         return levels, _engine_params(cal, levels, table, folder), table
     return levels, {lv: {cal.level_option: float(lv)} for lv in levels}, table

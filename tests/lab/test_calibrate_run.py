@@ -209,3 +209,25 @@ def test_calibration_figure_shows_rounds_intervals_bounds_and_the_diagonal(tmp_p
     assert path.read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="no measured rounds"):
         calibration_figure([], anchors)
+
+
+def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
+    from lab.calibration.run import _round_setup
+    from lab.calibration.tables import write_level_map
+
+    cal = load_calibration(write(tmp_path, TINY.replace("values = [1400, 1800]",
+                                                        "values = [1400, 1600, 1800]")),
+                           out=str(tmp_path / "out"))
+
+    class Previous:
+        corrected = write_level_map(tmp_path / "map.csv", "UCI_Elo",
+                                    {1300: 1350.0, 1500: 1480.0, 1700: 1610.0, 1900: 1790.0})
+
+    levels, params, table = _round_setup(cal, 2, Previous())
+    assert levels == [1400, 1600, 1800] and table == Previous.corrected
+    assert params[1400]["UCI_Elo"] == pytest.approx(1415.0)  # halfway between the 1300/1500 rows
+    Previous.corrected = write_level_map(tmp_path / "narrow.csv", "UCI_Elo",
+                                         {700: 1350.0, 800: 1360.0, 900: 1375.0, 1000: 1400.0})
+    levels, params, _ = _round_setup(cal, 2, Previous())
+    assert levels == [700, 900, 1000]  # the table covers no level: three of its rows, spread
+    assert params[900]["UCI_Elo"] == 1375.0
