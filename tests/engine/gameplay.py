@@ -5,11 +5,21 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import chess
 import chess.engine
 
 TELEMETRY_KEYS = {"ply", "used_ms", "nodes", "reused_nodes", "stop_reason"}
+BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+
+
+def opening(index: int) -> chess.Board:
+    """The `index`-th balanced 8-ply start position of the project's book (so that two copies of
+    the same deterministic engine do not replay one game, or repeat moves at once)."""
+    lines = [line for line in BOOK.read_text().splitlines() if line.strip()]
+    board, _ = chess.Board.from_epd(lines[index % len(lines)])
+    return board
 
 
 @dataclass

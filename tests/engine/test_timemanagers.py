@@ -11,7 +11,7 @@ import chess.engine
 import pytest
 
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
-from tests.engine.gameplay import TELEMETRY_KEYS, play_game
+from tests.engine.gameplay import TELEMETRY_KEYS, opening, play_game
 
 MANAGERS = ("smooth", "smooth-lc0", "fraction", "stockfish", "movetime")
 HARD_LIMIT_SLACK_MS = 50
@@ -108,13 +108,13 @@ def test_zero_budget_returns_a_legal_move_at_once(go):
         process.communicate(timeout=30)
 
 
-def check_game(log, manager: str) -> None:
+def check_game(log, manager: str, first_ply: int = 0) -> None:
     assert log.forfeit is None, (
         f"{manager}: {log.forfeit} lost on time at ply {log.board.ply()}; last record "
         f"{log.telemetry[-1]}; largest harness latency {log.max_latency_ms:.0f} ms"
     )
-    assert len(log.telemetry) == log.board.ply()
-    for ply, record in enumerate(log.telemetry):
+    assert len(log.telemetry) == log.board.ply() - first_ply
+    for ply, record in enumerate(log.telemetry, first_ply):
         assert TELEMETRY_KEYS | {"tm", "budget_ms", "cpu_ms"} <= set(record), record
         assert record["tm"] == manager.split("(")[0]
         assert record["ply"] == ply and record["reused_nodes"] == 0
@@ -129,15 +129,16 @@ def check_game(log, manager: str) -> None:
 
 
 def manager_game(manager: str, base_s: float, inc_s: float, moves_per_period: int | None,
-                 max_plies: int, overhead_ms: int = 100) -> None:
+                 max_plies: int, overhead_ms: int = 100, book_index: int = 0) -> None:
     """A game between two engines using `manager`; the move overhead covers the harness's own
     latency, which reaches 100-150 ms on this shared 2-core machine under load."""
     with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as white, \
             chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as black:
         for engine in (white, black):
             engine.configure({"TimeManager": manager, "Move Overhead": overhead_ms})
-        log = play_game(white, black, base_s, inc_s, moves_per_period, max_plies)
-    check_game(log, manager)
+        start = opening(book_index)
+        log = play_game(white, black, base_s, inc_s, moves_per_period, max_plies, start)
+    check_game(log, manager, start.ply())
 
 
 def spec_for(manager: str, move_ms: int) -> str:
@@ -148,19 +149,22 @@ def spec_for(manager: str, move_ms: int) -> str:
 
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_short_game_with_each_manager(manager):
-    manager_game(spec_for(manager, 80), 5.0, 0.05, None, max_plies=60)
+    manager_game(spec_for(manager, 80), 5.0, 0.05, None, max_plies=68,
+                 book_index=MANAGERS.index(manager))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_full_game_at_5_plus_005(manager):
-    manager_game(spec_for(manager, 60), 5.0, 0.05, None, max_plies=600, overhead_ms=200)
+    manager_game(spec_for(manager, 60), 5.0, 0.05, None, max_plies=600, overhead_ms=200,
+                 book_index=10 + MANAGERS.index(manager))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("manager", MANAGERS)
 def test_full_game_at_40_moves_in_10_s_repeating(manager):
-    manager_game(spec_for(manager, 150), 10.0, 0.0, 40, max_plies=600, overhead_ms=200)
+    manager_game(spec_for(manager, 150), 10.0, 0.0, 40, max_plies=600, overhead_ms=200,
+                 book_index=20 + MANAGERS.index(manager))
 
 
 @pytest.mark.slow
@@ -168,6 +172,7 @@ def test_full_game_at_40_moves_in_10_s_repeating(manager):
 def test_self_play_at_10_plus_01(game):
     with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as white, \
             chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as black:
-        log = play_game(white, black, 10.0, 0.1)
+        start = opening(30 + game)
+        log = play_game(white, black, 10.0, 0.1, start=start)
     assert log.board.is_game_over(claim_draw=True)
-    check_game(log, "smooth")
+    check_game(log, "smooth", start.ply())
