@@ -100,6 +100,8 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
 def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                 ) -> str:
     """The whole report as Markdown."""
+    from lab.calibration.run import extrapolated_targets
+
     book = cal.openings.get("file", "the start position")
     anchors = "; ".join(f"{a.name} = {a.rating:g} ({a.table.get('options', {})})"
                         for a in cal.anchors)
@@ -145,6 +147,10 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
             if correction.above:
                 lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.above))} "
                              "(stronger than the strongest level plays).")
+            outside = extrapolated_targets(cal, correction)
+            if outside:
+                lines.append(f"**Extrapolated rows** {', '.join(map(str, outside))}: outside the "
+                             "anchors' range ± 200 (reference §5 G); marked so in the table.")
         lines.append("")
     lines.append("## Result")
     lines.append("")
@@ -163,7 +169,12 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
 def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                   ) -> list[Path]:
     """Write the final table, the plot and the report into the calibration's folder."""
-    from lab.calibration.run import LEVEL_MAP_NAME, TABLE_NAME, write_round_table
+    from lab.calibration.run import (
+        LEVEL_MAP_NAME,
+        TABLE_NAME,
+        extrapolated_targets,
+        write_round_table,
+    )
 
     last = outcome.rounds[-1]
     name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
@@ -180,7 +191,11 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
         else:
             assert last.correction is not None
             rows, what = last.correction.rows, "corrected from the last round, not yet measured"
-        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what)
+        outside = [e for e in extrapolated_targets(cal, last.correction)
+                   if e in rows] if last.correction is not None else []
+        notes = [f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the anchors' "
+                 "range ± 200 (reference §5 G), not measured on their scale"] if outside else []
+        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what, notes)
     rounds = [(round_label(r), r.measured) for r in outcome.rounds]
     plot = plot_calibration(rounds, [(a.name, a.rating) for a in cal.anchors],
                             cal.out / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")

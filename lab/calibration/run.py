@@ -345,6 +345,13 @@ def correct_round(cal: Calibration, rounds: list[RoundResult]) -> Correction:
         raise CalibrationError(f"{cal.source}: cannot correct: {exc}") from None
 
 
+def extrapolated_targets(cal: Calibration, correction: Correction) -> list[int]:
+    """Rows of a correction whose target lies outside the anchors' range ± the margin."""
+    low, high = _anchor_range(cal)
+    margin = cal.thresholds.anchor_margin
+    return [t for t in sorted(correction.rows) if not low - margin <= t <= high + margin]
+
+
 def _provenance(cal: Calibration, number: int, what: str) -> list[str]:
     anchors = ", ".join(f"{a.name}={a.rating:g}" for a in cal.anchors)
     return [
@@ -457,6 +464,10 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         if result.correction.above:
             left_out.append(f"targets {', '.join(map(str, result.correction.above))} are above "
                             "the strongest measured level: not in this table")
+        outside = extrapolated_targets(cal, result.correction)
+        if outside:
+            left_out.append(f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the "
+                            "anchors' range ± 200 (reference §5 G), not measured on their scale")
         name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
         rows = result.correction.rows
         if not rows:

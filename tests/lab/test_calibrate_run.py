@@ -231,3 +231,17 @@ def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
     levels, params, _ = _round_setup(cal, 2, Previous())
     assert levels == [700, 900, 1000]  # the table covers no level: three of its rows, spread
     assert params[900]["UCI_Elo"] == 1375.0
+
+
+def test_rows_outside_the_anchor_range_are_marked_extrapolated(tmp_path):
+    from lab.calibration.correct import Correction
+    from lab.calibration.run import extrapolated_targets, write_round_table
+
+    cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))  # 1320..1742
+    correction = Correction(rows={e: {"UCI_Elo": float(e)} for e in (1000, 1120, 1500, 1942,
+                                                                     2000)})
+    assert extrapolated_targets(cal, correction) == [1000, 2000]
+    path = write_round_table(cal, 1, correction.rows, tmp_path / "map.csv", "test",
+                             ["EXTRAPOLATED rows 1000, 2000"])
+    text = path.read_text()
+    assert "# EXTRAPOLATED rows 1000, 2000" in text and "1500,1500" in text
