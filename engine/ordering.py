@@ -84,6 +84,35 @@ def attacks_from(piece_type: int, color: bool, square: int, occupied: int) -> in
     return attacks
 
 
+def gives_check(board: chess.Board, move: chess.Move) -> bool:
+    """`board.gives_check(move)` without making the move: a direct check by the moved (or
+    promoted) piece, or a discovered check by a slider behind it; castling and en passant, rare
+    and awkward, are left to python-chess."""
+    king = board.king(not board.turn)
+    if king is None:
+        return False
+    from_sq = move.from_square
+    piece = board.piece_type_at(from_sq)
+    if (piece == chess.KING and board.is_castling(move)) or (
+        piece == chess.PAWN and move.to_square == board.ep_square
+    ):
+        return board.gives_check(move)
+    from_bb = chess.BB_SQUARES[from_sq]
+    occupied = (board.occupied & ~from_bb) | chess.BB_SQUARES[move.to_square]
+    us = board.turn
+    if attacks_from(move.promotion or piece, us, move.to_square, occupied) & chess.BB_SQUARES[king]:
+        return True
+    ours = board.occupied_co[us] & ~from_bb
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    if diagonal & (board.bishops | board.queens) & ours:
+        return True
+    straight = (
+        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+    )
+    return bool(straight & (board.rooks | board.queens) & ours)
+
+
 def square_importance(attacks: int, enemy_king_zone: int) -> int:
     """Developmental value of bearing on `attacks` (Greenblatt: centre and enemy-king proximity)."""
     return (
@@ -171,7 +200,7 @@ def plausibility(board: chess.Board, move: chess.Move, checks: bool = True,
             for home in CENTER_PAWN_HOMES[us]:
                 if to_sq == home + (8 if us else -8) and board.pawns & chess.BB_SQUARES[home]:
                     score -= BLOCK_CENTER_PENALTY
-    if checks and board.gives_check(move):
+    if checks and gives_check(board, move):
         score += CHECK_BONUS
     return score
 

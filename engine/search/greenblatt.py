@@ -17,7 +17,14 @@ from __future__ import annotations
 
 import chess
 
-from engine.ordering import VALUE, attacks_from, en_prise, lands_en_prise, plausibility
+from engine.ordering import (
+    VALUE,
+    attacks_from,
+    en_prise,
+    gives_check,
+    lands_en_prise,
+    plausibility,
+)
 from engine.score import INFINITE, MATE_BOUND, from_tt, mated_in, to_tt, unpack16
 from engine.search.alphabeta import (
     MAX_PLY,
@@ -108,7 +115,7 @@ class PlausibleSelection:
         safe_pieces = set()
         for move in moves:
             capture = board.is_capture(move)
-            check = board.gives_check(move)
+            check = gives_check(board, move)
             safe = not lands_en_prise(board, move)
             if safe:
                 safe_pieces.add(move.from_square)
