@@ -40,9 +40,8 @@ KING_WALK_PENALTY = 40
 BLOCK_CENTER_PENALTY = 30
 
 
-def popcount(bb: int) -> int:
-    """Number of set bits (Python 3.9-safe)."""
-    return bin(bb).count("1")
+popcount = chess.popcount
+"""Number of set bits (int.bit_count where the interpreter has it, as python-chess picks)."""
 
 
 def capture_gain(board: chess.Board, move: chess.Move) -> int:
