@@ -52,7 +52,8 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
             if "extrapolated" in frame else np.zeros(len(frame), bool)
         ax.errorbar(x, y, yerr=err, fmt="none", ecolor=colour, capsize=3, linewidth=1)
         ax.plot(x, y, color=colour, linewidth=0.8, alpha=0.6)
-        ax.scatter(x[~outside], y[~outside], color=colour, zorder=3, label=label)
+        if (~outside).any():
+            ax.scatter(x[~outside], y[~outside], color=colour, zorder=3, label=label)
         if outside.any():
             ax.scatter(x[outside], y[outside], facecolors="white", edgecolors=colour, zorder=3,
                        label=f"{label}: extrapolated")

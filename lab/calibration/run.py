@@ -17,6 +17,7 @@ same games and give the same choices, and the stage that was cut short resumes g
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 import zlib
@@ -204,11 +205,25 @@ def first_estimates(cal: Calibration, levels: list[int], folders: list[Path]) ->
     return estimates
 
 
-def measure_round(cal: Calibration, number: int, levels: list[int],
-                  level_tables: dict[int, dict[str, Any]], stream: TextIO | None = None
-                  ) -> tuple[RatingTable, list[Path]]:
-    """Play one round's stages (resuming any finished ones) and fit all its games."""
+def stage_root(cal: Calibration, number: int, table: Path | None) -> Path:
+    """Where a round's stages live: under a digest of the table they play with, if any.
+
+    A table's path alone does not fix the games (a round 1 extended with more games corrects
+    the table differently, at the same path), so stages played with another table's contents
+    never resume into these.
+    """
     folder = cal.out / f"round{number}"
+    if table is None:
+        return folder
+    digest = hashlib.sha256(Path(table).read_bytes()).hexdigest()[:10]
+    return folder / f"table-{digest}"
+
+
+def measure_round(cal: Calibration, number: int, levels: list[int],
+                  level_tables: dict[int, dict[str, Any]], stream: TextIO | None = None,
+                  table: Path | None = None) -> tuple[RatingTable, list[Path]]:
+    """Play one round's stages (resuming any finished ones) and fit all its games."""
+    folder = stage_root(cal, number, table)
     names = {level: cal.level_name(level) for level in levels}
     ratings = cal.ratings
     tables = {a.name: a.table for a in cal.anchors}
@@ -379,7 +394,6 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
     correction (levels outside it are extrapolations: the table cannot produce them), or, when
     fewer than two do, as many of the correction's own rows, evenly spread.
     """
-    folder = cal.out / f"round{number}"
     if previous is None:
         levels, table = list(cal.levels), cal.table
     else:
@@ -398,7 +412,7 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
     if not levels:
         return [], {}, table
     if cal.uses_table:
-        return levels, _engine_params(cal, levels, table, folder), table
+        return levels, _engine_params(cal, levels, table, stage_root(cal, number, table)), table
     return levels, {lv: {cal.level_option: float(lv)} for lv in levels}, table
 
 
@@ -440,7 +454,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                 lv, value=params[lv].get(cal.level_option), table=table))
             for lv in levels
         }
-        ratings, folders = measure_round(cal, number, levels, level_tables, stream)
+        ratings, folders = measure_round(cal, number, levels, level_tables, stream, table)
         measured = measured_frame(cal, levels, params, ratings, _games(folders))
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
                         list(measured["halfwidth"]), _anchor_range(cal), cal.thresholds,
