@@ -8,7 +8,7 @@ import pytest
 
 from engine.search.greenblatt import PlausibleSelection, basic_width, is_feedover
 from tests.engine.conftest import ENGINE_CMD, REPO
-from tests.engine.gameplay import play_game
+from tests.engine.gameplay import opening, play_game
 
 POSITIONS = [
     chess.STARTING_FEN,
@@ -82,11 +82,22 @@ def test_fewer_nodes_than_full_width_to_the_same_depth(fen):
     assert selective < full
 
 
-def test_greenblatt_plays_a_full_legal_game_against_alphabeta():
+def greenblatt_game(max_plies: int, book_index: int):
     with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as selective, \
             chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as full:
         selective.configure({"SearchMode": "greenblatt"})
-        log = play_game(selective, full, base_s=10, inc_s=0.1)
+        start = opening(book_index)
+        log = play_game(selective, full, base_s=10, inc_s=0.1, max_plies=max_plies, start=start)
     assert log.forfeit is None
+    assert len(log.telemetry) == log.board.ply() - start.ply()
+    return log
+
+
+def test_greenblatt_plays_legal_moves_against_alphabeta():
+    greenblatt_game(max_plies=50, book_index=40)
+
+
+@pytest.mark.slow
+def test_greenblatt_plays_a_full_legal_game_against_alphabeta():
+    log = greenblatt_game(max_plies=1000, book_index=41)
     assert log.board.is_game_over(claim_draw=True)
-    assert len(log.telemetry) == log.board.ply()
