@@ -65,9 +65,8 @@ CHECK_INTERVAL = 16
 CHECK_WINDOW_MS, a quarter of the time left) or when few nodes remain. Without a time limit the
 checks fall on fixed playout counts, so a depth-limited search (the bench) is deterministic."""
 ANCHOR_MIN_CP = 300
-"""From this root evaluation on the value logistic is centred on it (see `choose_anchor`)."""
-ANCHOR_DRIFT_CP = 150
-"""A kept tree whose anchor is further than this from the new root's is dropped."""
+"""From this root evaluation on the value logistic is centred on it (see `choose_anchor`); a kept
+tree is dropped when the new root's evaluation is this far from the tree's anchor."""
 INFO_INTERVAL_MS = 1000.0
 """An `info` line at least this often, and whenever the average depth grows."""
 
@@ -146,12 +145,12 @@ class MctsSearch:
         self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
         self.root_turn = ctx.board.turn
-        anchor = choose_anchor(self.captures.run())
+        root_cp = self.captures.run()
         sign = 1 if self.root_turn == chess.WHITE else -1
-        if kept is not None and abs(sign * kept.white_anchor - anchor) <= ANCHOR_DRIFT_CP:
+        if kept is not None and abs(root_cp - sign * kept.white_anchor) < ANCHOR_MIN_CP:
             root, anchor = kept.root, sign * kept.white_anchor
         else:
-            root = Node()
+            root, anchor = Node(), choose_anchor(root_cp)
         self.root = root
         self.anchor = anchor
         draw = self.value(0, self.root_turn)
