@@ -6,7 +6,7 @@ import random
 
 import chess
 
-from engine.ordering import capture_gain, gives_check, plausibility
+from engine.ordering import capture_gain, gives_check, plausibility, popcount_by_table
 
 SPECIAL = [  # castling into check, en passant discoveries, promotions with check
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
@@ -53,3 +53,11 @@ def test_plausibility_prefers_winning_material_and_development():
     assert develop > rim
     hang = plausibility(board, chess.Move.from_uci("d1g4"))  # the queen walks into Bc8xg4
     assert hang < develop
+
+
+def test_popcount_by_table():
+    rng = random.Random(3)
+    for _ in range(2000):
+        bb = rng.getrandbits(64) & rng.getrandbits(64)
+        assert popcount_by_table(bb) == bin(bb).count("1")
+    assert popcount_by_table(chess.BB_ALL) == 64 and popcount_by_table(0) == 0
