@@ -145,7 +145,7 @@ class MctsSearch:
         self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
         self.root_turn = ctx.board.turn
-        root_cp = self.captures.run()
+        root_cp = self.captures.run() + mop_up(self.board)
         sign = 1 if self.root_turn == chess.WHITE else -1
         if kept is not None and abs(root_cp - sign * kept.white_anchor) < ANCHOR_MIN_CP:
             root, anchor = kept.root, sign * kept.white_anchor

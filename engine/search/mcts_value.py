@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import chess
 
-from engine.ordering import capture_gain, plausibility
+from engine.ordering import CHECK_BONUS, capture_gain, plausibility
 from engine.score import EVAL_LIMIT
 
 POLICY_TEMPERATURE_CP = 100.0
@@ -22,6 +22,10 @@ knight is about e^3 times as likely as a quiet move (engines.md 4d: "tune your o
 
 CHECK_LOGIT_CP = 300
 """Plausibility points added to a checking move's policy score (the orderer adds CHECK_BONUS)."""
+
+MOP_UP_WEIGHT = 4.0
+"""Mop-up is scaled up for the tree: PUCT with a few hundred visits only follows value
+differences of several hundredths, and CPW's weights give a few centipawns a move."""
 
 CAPTURE_DEPTH = 6
 """Plies of the short capture search that settles a new leaf's exchanges before evaluating."""
@@ -138,7 +142,7 @@ def mop_up(board: chess.Board) -> int:
         if weak_king is None or strong_king is None:
             return 0
         distance = chess.square_manhattan_distance(weak_king, strong_king)
-        bonus = round(4.7 * center_distance(weak_king) + 1.6 * (14 - distance))
+        bonus = round(MOP_UP_WEIGHT * (4.7 * center_distance(weak_king) + 1.6 * (14 - distance)))
         return bonus if board.turn == strong else -bonus
     return 0
 
@@ -146,13 +150,16 @@ def mop_up(board: chess.Board) -> int:
 def priors(board: chess.Board, moves: list[chess.Move]) -> tuple[list[float], list[bool]]:
     """Softmax of the plausibility scores of `moves` at POLICY_TEMPERATURE_CP (sums to 1), with
     CHECK_LOGIT_CP in place of the orderer's small check bonus (a check is forcing: sacrifices
-    with check must get visits); also which moves give check."""
+    with check must get visits) unless the opponent has a bare king (then checks only chase it
+    round the board and the orderer's own bonus stays); also which moves give check."""
+    bare = not board.occupied_co[not board.turn] & ~board.kings
+    bonus = CHECK_BONUS if bare else CHECK_LOGIT_CP
     scores = []
     checks = []
     for move in moves:
         check = board.gives_check(move)
         checks.append(check)
-        score = plausibility(board, move, checks=False) + (CHECK_LOGIT_CP if check else 0)
+        score = plausibility(board, move, checks=False) + (bonus if check else 0)
         scores.append(score / POLICY_TEMPERATURE_CP)
     top = max(scores)
     weights = [math.exp(score - top) for score in scores]
