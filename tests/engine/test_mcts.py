@@ -182,7 +182,6 @@ def test_self_play_reuses_the_tree_at_10_plus_01():
         assert all(r["used_ms"] <= r["budget_ms"] + 150 for r in records)
 
 
-@pytest.mark.slow
 def test_won_kqk_is_converted_within_the_fifty_move_rule():
     white = mcts_engine()
     black = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO, timeout=30)
