@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import chess
 
+from engine.eval_terms.bits import popcount
+from engine.eval_terms.bits import popcount_by_table as popcount_by_table  # tests import it here
 from engine.evaluate import PIECE_VALUES
 
 VALUE = [0, 100, 320, 330, 500, 900, 20000]
@@ -38,23 +40,6 @@ CASTLE_BONUS = 60
 DEVELOP_BONUS = 25
 KING_WALK_PENALTY = 40
 BLOCK_CENTER_PENALTY = 30
-
-
-POPCOUNT16 = [bin(i).count("1") for i in range(1 << 16)]
-
-
-def popcount_by_table(bb: int) -> int:
-    """Number of set bits in a 64-bit board by four table lookups (5x `bin().count` on PyPy)."""
-    return (
-        POPCOUNT16[bb & 0xFFFF]
-        + POPCOUNT16[(bb >> 16) & 0xFFFF]
-        + POPCOUNT16[(bb >> 32) & 0xFFFF]
-        + POPCOUNT16[bb >> 48]
-    )
-
-
-popcount = getattr(int, "bit_count", popcount_by_table)
-"""Number of set bits: int.bit_count where the interpreter has it (3.10+), else the table."""
 
 
 def capture_gain(board: chess.Board, move: chess.Move) -> int:

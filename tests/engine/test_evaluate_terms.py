@@ -6,9 +6,15 @@ with the feature that chess knowledge (and the cited source) says is better.
 
 from __future__ import annotations
 
+import random
+
 import chess
 import pytest
 
+import engine.ordering
+from engine import evaluate as evaluate_module
+from engine.bench import BENCH_POSITIONS
+from engine.eval_terms import bits, pawns, side
 from engine.eval_terms.pawns import backward_pawns
 from engine.evaluate import Evaluator, MaterialValues
 
@@ -286,3 +292,35 @@ def test_tables_are_left_right_symmetric_and_mobility_rises() -> None:
             assert table[sq] == table[mirror], (chess.piece_name(piece_type), sq)
     for table in weights.MOBILITY.values():
         assert all(later > earlier for earlier, later in zip(table, table[1:]))
+
+
+def test_one_popcount_serves_evaluation_and_ordering() -> None:
+    """The evaluation and the move ordering count bits with the same helper: `int.bit_count`
+    where the interpreter has it (CPython 3.10+, PyPy 7.3.11), else the 16-bit table."""
+    assert pawns.popcount is side.popcount is evaluate_module.popcount is bits.popcount
+    assert engine.ordering.popcount is bits.popcount
+    if hasattr(int, "bit_count"):
+        assert bits.popcount is int.bit_count
+    else:
+        assert bits.popcount is bits.popcount_by_table
+    rng = random.Random(5)
+    for _ in range(500):
+        bb = rng.getrandbits(64) & rng.getrandbits(64) | rng.choice((0, 1 << 63))
+        assert bits.popcount(bb) == bits.popcount_by_table(bb) == bin(bb).count("1")
+
+
+def test_table_popcount_gives_the_same_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interpreter without `int.bit_count` evaluates with the table: same values."""
+    boards = []
+    for fen in BENCH_POSITIONS:
+        board = chess.Board(fen)
+        boards.append(board.copy())
+        for move in list(board.legal_moves)[:20]:
+            board.push(move)
+            boards.append(board.copy())
+            board.pop()
+    before = [Evaluator(cache_size=0).evaluate(board) for board in boards]
+    for module in (pawns, side, evaluate_module):
+        monkeypatch.setattr(module, "popcount", bits.popcount_by_table)
+    after = [Evaluator(cache_size=0).evaluate(board) for board in boards]
+    assert after == before
