@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +68,8 @@ def converse(spec: EngineSpec, lines: Iterable[str], until: str = "bestmove",
                                stderr=subprocess.DEVNULL, text=True, cwd=spec.cwd, env=env)
     assert process.stdin is not None and process.stdout is not None
     output: list[str] = []
-    deadline = time.monotonic() + timeout
+    watchdog = threading.Timer(timeout, process.kill)  # a silent engine must not hang the lab
+    watchdog.start()
     try:
         process.stdin.write("".join(f"{line}\n" for line in lines))
         process.stdin.flush()
@@ -77,12 +78,13 @@ def converse(spec: EngineSpec, lines: Iterable[str], until: str = "bestmove",
             output.append(line)
             if line.startswith(until):
                 break
-            if time.monotonic() > deadline:
-                raise ProbeError(f"engine {spec.name}: no '{until}' within {timeout:.0f} s")
         else:
+            if not watchdog.is_alive():
+                raise ProbeError(f"engine {spec.name}: no '{until}' within {timeout:.0f} s")
             raise ProbeError(f"engine {spec.name}: exited before '{until}' "
                              f"(last output: {output[-3:]})")
     finally:
+        watchdog.cancel()
         try:
             process.stdin.write("quit\n")
             process.stdin.flush()

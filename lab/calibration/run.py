@@ -35,6 +35,7 @@ from lab.calibration.criteria import Verdict, judge
 from lab.calibration.tables import (
     INT_COLUMNS,
     KNOWLEDGE_COLUMNS,
+    read_elo_table,
     write_elo_table,
     write_level_map,
 )
@@ -399,7 +400,8 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
     else:
         table = previous.corrected
         assert table is not None
-        rows = pd.read_csv(table, comment="#").set_index("Elo")
+        rows = read_elo_table(table) if cal.uses_table else \
+            pd.read_csv(table, comment="#").set_index("Elo")
         low, high = int(rows.index.min()), int(rows.index.max())
         levels = [lv for lv in cal.levels if low <= lv <= high]
         if len(levels) < 2:  # the table covers too few levels: measure its own rows instead

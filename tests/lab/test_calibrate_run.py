@@ -245,3 +245,17 @@ def test_rows_outside_the_anchor_range_are_marked_extrapolated(tmp_path):
                              ["EXTRAPOLATED rows 1000, 2000"])
     text = path.read_text()
     assert "# EXTRAPOLATED rows 1000, 2000" in text and "1500,1500" in text
+
+
+def test_a_silent_engine_cannot_hang_the_probe(tmp_path):
+    import sys
+
+    from lab.calibration.probe import ProbeError, converse
+    from lab.records import EngineSpec
+
+    silent = EngineSpec("silent", [sys.executable, "-c", "import time; time.sleep(60)"])
+    with pytest.raises(ProbeError, match="no 'bestmove' within 1 s"):
+        converse(silent, ["uci"], timeout=1.0)
+    gone = EngineSpec("gone", [sys.executable, "-c", "print('id name x')"])
+    with pytest.raises(ProbeError, match="exited before 'bestmove'"):
+        converse(gone, ["uci"], timeout=10.0)
