@@ -9,8 +9,8 @@ and a `plot_*` function that writes it to a path and returns the path. Modules:
 - `score`: a gauntlet's running score with its interval;
 - `figures`: the Agg figure, saving, and labels shared by the above.
 
-The calibration plot (measured against nominal Elo) belongs in a `calibration` module here,
-exported beside these.
+The calibration plot (measured against nominal Elo) lives with the calibration, in
+`lab.calibration.plot`, and uses `figures` from here.
 """
 
 from lab.plots.game import game_time_figure, plot_game_time
