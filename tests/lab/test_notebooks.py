@@ -18,7 +18,6 @@ NOTEBOOKS = ROOT / "notebooks"
 STOCKFISH = "/usr/games/stockfish"
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK), reason="needs Stockfish"),
 ]
 nbformat = pytest.importorskip("nbformat")
