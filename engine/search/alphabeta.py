@@ -188,17 +188,29 @@ class AlphaBetaSearch:
         return sorted(moves, key=key, reverse=True)
 
     def iterate(self, depth: int) -> None:
-        """One iteration: the best `multipv` root moves, each with an exact score."""
-        lines: list[RootLine] = []
-        chosen: list[chess.Move] = []
-        count = min(self.ctx.multipv, len(self.root_moves))
-        for index in range(count):
-            candidates = [move for move in self.root_moves if move not in chosen]
-            score, move, pv = self.aspiration(depth, candidates, index)
-            lines.append(RootLine(move, score, pv))
-            chosen.append(move)
-            self.send_info(depth, index + 1, score, pv)
-        lines.sort(key=lambda line: -line.score)
+        """One iteration: the best `multipv` root moves, each with an exact score.
+
+        Fewer lines than root moves: one root search per line over the moves not yet chosen.
+        A line for every root move (the strength limiter's MultiPV, reference/elo_limit.md §1.4
+        step 1): each move searched once with the full window (`score_every_root_move`), as
+        MadChess scores its root moves, instead of re-searching the rest once per line.
+        """
+        if self.ctx.multipv >= len(self.root_moves) > 1:
+            lines = self.score_every_root_move(depth)
+            lines.sort(key=lambda line: -line.score)
+            for index, line in enumerate(lines):
+                self.send_info(depth, index + 1, line.score, line.pv)
+        else:
+            lines = []
+            chosen: list[chess.Move] = []
+            count = min(self.ctx.multipv, len(self.root_moves))
+            for index in range(count):
+                candidates = [move for move in self.root_moves if move not in chosen]
+                score, move, pv = self.aspiration(depth, candidates, index)
+                lines.append(RootLine(move, score, pv))
+                chosen.append(move)
+                self.send_info(depth, index + 1, score, pv)
+            lines.sort(key=lambda line: -line.score)
         self.lines = lines
         best = lines[0]
         self.root_best, self.root_score, self.root_pv = best.move, best.score, best.pv
@@ -270,12 +282,40 @@ class AlphaBetaSearch:
         self.tt.store(key, depth, bound, to_tt(best, 0), move_code)
         return best, best_move, best_pv
 
+    def score_every_root_move(self, depth: int) -> list[RootLine]:
+        """Every root move's exact score: each searched with the full window, alpha never raised
+        from one root move to the next (MadChess's limited-strength root, reference/elo_limit.md
+        §1.4 step 1), in the order of the last iteration; a new best is kept for an early stop."""
+        board = self.board
+        key = position_key(board)
+        self.keys.append(key)
+        lines = []
+        best = -INFINITE
+        for move in self.root_moves:
+            board.push(move)
+            self.pv[1] = []
+            score = -self.search(depth - 1, -INFINITE, INFINITE, 1, True)
+            board.pop()
+            pv = [move, *self.pv[1]]
+            if depth > 1:
+                score = self.confirm_root_score(move, score)
+            lines.append(RootLine(move, score, pv))
+            if score > best:
+                best = score
+                self.root_best, self.root_score, self.root_pv = move, score, pv
+        self.keys.pop()
+        code = encode_move(self.root_best.from_square, self.root_best.to_square,
+                           self.root_best.promotion)
+        self.tt.store(key, depth, EXACT, to_tt(best, 0), code)
+        return lines
+
     def select_root(self, moves: list[chess.Move]) -> FullWidth:
         """Which root moves to search (all of them in the full-width mode)."""
         return FullWidth(moves)
 
     def confirm_root_score(self, move: chess.Move, score: int) -> int:
-        """Hook for a new best root move's score (Greenblatt's secondary search); unchanged here."""
+        """Hook for the score of a new best root move, or of every root move when all are
+        scored (Greenblatt's secondary search); unchanged here."""
         return score
 
     # -- the tree -----------------------------------------------------------------------------
