@@ -384,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     gc.disable()
     if args and args[0] == "bench":
         parser = argparse.ArgumentParser(prog="tempo-engine bench")
-        parser.add_argument("--mode", default="alphabeta", choices=("alphabeta", "greenblatt"))
+        parser.add_argument("--mode", default="alphabeta", choices=search.MODES)
         parser.add_argument("--depth", type=int, default=BENCH_DEPTH)
         parser.add_argument("--hash", type=int, default=16, help="table size in MB")
         options = parser.parse_args(args[1:])
