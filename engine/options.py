@@ -73,7 +73,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("Hash", "spin", 16, 1, 1024),
     Option("Threads", "spin", 1, 1, 1),
     Option("MultiPV", "spin", 1, 1, 256),
-    Option("Move Overhead", "spin", 10, 0, 5000),
+    # 50 ms, not Stockfish's 10: a Python process on a busy machine answers tens of ms late.
+    Option("Move Overhead", "spin", 50, 0, 5000),
     Option("SearchMode", "combo", "alphabeta", choices=("alphabeta", "greenblatt", "mcts")),
     Option("TimeManager", "string", DEFAULT_TIME_MANAGER),
     Option("Contempt", "spin", 0, -1000, 1000),

@@ -11,21 +11,11 @@ from engine.search.context import SearchContext, SearchResult
 MODES = ("alphabeta", "greenblatt", "mcts")
 
 
-class ModeUnavailable(Exception):
-    """The requested search mode has no module yet."""
-
-
 def run(mode: str, ctx: SearchContext) -> SearchResult:
-    """Run the search of `mode` on `ctx` and return its result."""
+    """Run the search of `mode` (one of `MODES`) on `ctx` and return its result."""
     if mode not in MODES:
-        raise ModeUnavailable(f"unknown SearchMode {mode!r}")
-    try:
-        module = importlib.import_module(f"engine.search.{mode}")
-    except ModuleNotFoundError as error:
-        if error.name != f"engine.search.{mode}":
-            raise
-        raise ModeUnavailable(f"{mode} not available yet") from None
-    return module.search(ctx)
+        raise ValueError(f"unknown SearchMode {mode!r}")
+    return importlib.import_module(f"engine.search.{mode}").search(ctx)
 
 
 def prepare(mode: str, board: chess.Board) -> int:

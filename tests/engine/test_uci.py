@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -193,20 +192,6 @@ def test_eval_and_d():
             assert any(line.strip().startswith(f"{term} :") for line in lines), term
         assert any(line.startswith("Final evaluation:") for line in lines)
         assert "Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1" in lines
-    finally:
-        process.stdin.write("quit\n")
-        process.communicate(timeout=10)
-
-
-def test_mcts_mode_before_its_module_exists_reports_it_and_still_moves():
-    if importlib.util.find_spec("engine.search.mcts") is not None:
-        pytest.skip("the MCTS mode exists")
-    process = raw_engine()
-    try:
-        process.stdin.write("setoption name SearchMode value mcts\nposition startpos\ngo depth 2\n")
-        lines = read_until(process, "bestmove")
-        assert "info string error: mcts not available yet; searching with alphabeta" in lines
-        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
     finally:
         process.stdin.write("quit\n")
         process.communicate(timeout=10)
