@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-MODES = ("alphabeta", "greenblatt")
+MODES = ("alphabeta", "greenblatt", "mcts")
 INTERPRETERS = ("cpython", "pypy")
 
 
