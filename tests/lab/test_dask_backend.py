@@ -37,8 +37,6 @@ from lab.store import open_store  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
-if not BOOK.exists():
-    BOOK = Path("/work/shared/data/openings_8ply.epd")
 DASK = str(Path(sys.executable).with_name("dask"))
 
 pytestmark = [
