@@ -328,34 +328,10 @@ class AlphaBetaSearch:
         in_check = board.is_check()
         if depth <= 0 and not in_check:
             return self.quiesce(alpha, beta, ply, False)
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self.check()
-        if ply > self.seldepth:
-            self.seldepth = ply
-        key = position_key(board)
-        if self.is_draw(board, key, in_check):
-            return self.draw[board.turn]
-        if ply >= MAX_PLY:
-            return self.evaluate(board)
-        if in_check:
-            depth += 1
-        tt_move = None
-        entry = self.tt.probe(key)
-        if entry is not None:
-            if not pv_node and (entry >> 32) & 0xFF >= depth:
-                score = from_tt(unpack16(entry >> 16), ply)
-                bound = (entry >> 40) & 3
-                if (
-                    bound == EXACT
-                    or (bound == LOWER and score >= beta)
-                    or (bound == UPPER and score <= alpha)
-                ):
-                    return score
-            if entry & 0xFFFF:
-                tt_move = decode_move(entry & 0xFFFF)
-                if not board.is_pseudo_legal(tt_move):
-                    tt_move = None
+        score, depth, key, tt_move = self.enter_node(board, depth, alpha, beta, ply, pv_node,
+                                                     in_check)
+        if score is not None:
+            return score
         best = -INFINITE
         best_move = None
         old_alpha = alpha
@@ -396,6 +372,43 @@ class AlphaBetaSearch:
         code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
         self.tt.store(key, depth, bound, to_tt(best, ply), code)
         return best
+
+    def enter_node(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int,
+                   pv_node: bool, in_check: bool) -> tuple[int | None, int, int, chess.Move | None]:
+        """What every interior node does before its moves: count it, stop on a draw or at the
+        ply limit, extend a check, and probe the table (a cutoff outside PV nodes; its move).
+
+        Returns (score to return at once or None, depth after the extension, key, table move).
+        """
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self.check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        key = position_key(board)
+        if self.is_draw(board, key, in_check):
+            return self.draw[board.turn], depth, key, None
+        if ply >= MAX_PLY:
+            return self.evaluate(board), depth, key, None
+        if in_check:
+            depth += 1
+        tt_move = None
+        entry = self.tt.probe(key)
+        if entry is not None:
+            if not pv_node and (entry >> 32) & 0xFF >= depth:
+                score = from_tt(unpack16(entry >> 16), ply)
+                bound = (entry >> 40) & 3
+                if (
+                    bound == EXACT
+                    or (bound == LOWER and score >= beta)
+                    or (bound == UPPER and score <= alpha)
+                ):
+                    return score, depth, key, None
+            if entry & 0xFFFF:
+                tt_move = decode_move(entry & 0xFFFF)
+                if not board.is_pseudo_legal(tt_move):
+                    tt_move = None
+        return None, depth, key, tt_move
 
     def is_draw(self, board: chess.Board, key: int, in_check: bool) -> bool:
         """Repetition (of any earlier position since the last irreversible move), the fifty-move

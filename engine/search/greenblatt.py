@@ -25,12 +25,11 @@ from engine.ordering import (
     lands_en_prise,
     plausibility,
 )
-from engine.score import INFINITE, MATE_BOUND, from_tt, mated_in, to_tt, unpack16
+from engine.score import INFINITE, MATE_BOUND, mated_in, to_tt
 from engine.search.alphabeta import (
     MAX_PLY,
     AlphaBetaSearch,
     by_key,
-    decode_move,
     position_key,
 )
 from engine.search.context import SearchContext, SearchResult
@@ -200,32 +199,10 @@ class GreenblattSearch(AlphaBetaSearch):
                 finally:
                     self.feedovers -= 1
             return self.quiesce(alpha, beta, ply, False)
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self.check()
-        if ply > self.seldepth:
-            self.seldepth = ply
-        key = position_key(board)
-        if self.is_draw(board, key, in_check):
-            return self.draw[board.turn]
-        if ply >= MAX_PLY:
-            return self.evaluate(board)
-        if in_check:
-            depth += 1
-        tt_move = None
-        entry = self.tt.probe(key)
-        if entry is not None:
-            if not pv_node and (entry >> 32) & 0xFF >= depth:
-                score = from_tt(unpack16(entry >> 16), ply)
-                bound = (entry >> 40) & 3
-                if (
-                    bound == EXACT
-                    or (bound == LOWER and score >= beta)
-                    or (bound == UPPER and score <= alpha)
-                ):
-                    return score
-            if entry & 0xFFFF:
-                tt_move = decode_move(entry & 0xFFFF)
+        score, depth, key, tt_move = self.enter_node(board, depth, alpha, beta, ply, pv_node,
+                                                     in_check)
+        if score is not None:
+            return score
         legal_moves = list(board.generate_legal_moves())
         if not legal_moves:
             return mated_in(ply) if in_check else self.draw[board.turn]
