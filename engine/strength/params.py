@@ -5,19 +5,18 @@ table in seeds/000_0bc72ab1c4602caa.txt and its 1075 Elo `debug on` example; the
 reference/elo_limit.md §0 (speed and errors), §1.5 (knowledge) and §1.6 (material). MadChess
 truncates rather than rounds (§1.2, "Pitfalls"), and so do we.
 
-Material scale. MadChess's (middlegame, endgame) defaults (pawn 100/127, knight 300/519,
-bishop 330/545, rook 500/858, queen 975/1671) are not ours: Tempo's evaluation
-(engine/evaluate.py, PIECE_VALUES and ENDGAME_PIECE_VALUES) uses `BASE_MATERIAL`: pawn 100/125,
-knight 320/300, bishop 330/330, rook 500/540, queen 900/950 centipawns. The two must stay equal;
-a test checks it. The seed's distortions below 1000 Elo are defined relative to each piece's
-own default (pawns from 0 to full value over 600..799, rook from 0.67x and queen from 1.33x to
-full value over 600..999, the dearer minor piece from the cheaper one's value to its own), so we
-carry the *rules* over to our base values, phase by phase, rather than rescaling the seed's
-numbers. At 600 Elo the seed's middlegame values P 0, N 300, B 300, R 335, Q 1296 become P 0,
-N 320, B 320, R 335, Q 1197 on our scale (endgame: P 0, N 300, B 300, R 361, Q 1263); from 1000
-Elo on (the seed's 1075 example) both scales show their undistorted defaults.
-`madchess_material` keeps the seed-scale values for the `debug on` dump, which reproduces the
-seed verbatim.
+Material scale. MadChess's (middlegame, endgame) defaults (pawn 100/127, knight 300/519, bishop
+330/545, rook 500/858, queen 975/1671) are not ours: `BASE_MATERIAL` is Tempo's evaluation's own
+(engine/evaluate.py, PIECE_VALUES and ENDGAME_PIECE_VALUES): pawn 100/125, knight 320/300, bishop
+330/330, rook 500/540, queen 900/950 centipawns. The seed's distortions below 1000 Elo are defined
+relative to each piece's own default (pawns from 0 to full value over 600..799, rook from 0.67x and
+queen from 1.33x to full value over 600..999, the dearer minor piece from the cheaper one's value
+to its own), so we carry the *rules* over to our base values, phase by phase, rather than rescaling
+the seed's numbers. At 600 Elo the seed's middlegame values P 0, N 300, B 300, R 335, Q 1296 become
+P 0, N 320, B 320, R 335, Q 1197 on our scale (endgame: P 0, N 300, B 300, R 361, Q 1263); from
+1000 Elo on (the seed's 1075 example) both scales show their undistorted defaults.
+`madchess_material` keeps the seed-scale values for the `debug on` dump, which reproduces the seed
+verbatim.
 
 Knowledge. Each positional term is multiplied by a fraction that rises linearly from 0 at 600 Elo
 to 1 at the term's top rating (§1.5); `knowledge_per128` is the seed's integer form
@@ -34,24 +33,11 @@ from dataclasses import dataclass, field
 
 import chess
 
+from engine.evaluate import ENDGAME_PIECE_VALUES, PIECE_VALUES, TERMS
+
 ELO_MIN = 600
 ELO_MAX = 2600
 
-#: Evaluation term names, exactly as the evaluation uses them as keys.
-TERMS = (
-    "material",
-    "piece_location",
-    "passed_pawns",
-    "king_safety",
-    "mobility",
-    "pawn_structure",
-    "threats",
-    "minor_pieces",
-    "major_pieces",
-    "endgame_scaling",
-    "piece_ratio",
-    "center_control",
-)
 
 #: Elo at which each scaled term reaches full knowledge (reference §1.5, 3.2 beta column).
 KNOWLEDGE_MAX_ELO = {
@@ -69,14 +55,9 @@ KNOWLEDGE_MAX_ELO = {
 #: Terms kept at full knowledge at every Elo (not in the reference's schedule).
 FIXED_TERMS = ("material", "piece_ratio", "center_control")
 
-#: Tempo's (middlegame, endgame) material in centipawns, as engine/evaluate.py has it.
-BASE_MATERIAL = {
-    chess.PAWN: (100, 125),
-    chess.KNIGHT: (320, 300),
-    chess.BISHOP: (330, 330),
-    chess.ROOK: (500, 540),
-    chess.QUEEN: (900, 950),
-}
+#: Tempo's (middlegame, endgame) material in centipawns: the evaluation's own values.
+BASE_MATERIAL = {piece: (PIECE_VALUES[piece], ENDGAME_PIECE_VALUES[piece])
+                 for piece in PIECE_VALUES}
 
 #: MadChess 3.2 beta's (middlegame, endgame) defaults (reference §1.6), for the seed's dump only.
 MADCHESS_MATERIAL = {
