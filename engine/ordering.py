@@ -33,6 +33,8 @@ CENTRALITY = [
 """Per-square closeness to the centre (0 on the rim, 6 in the centre): the cheap ordering term."""
 
 BACK_RANK = (chess.BB_RANK_8, chess.BB_RANK_1)
+#: The rank from which each colour's pawns promote (indexed by colour).
+PROMOTION_RANKS = (chess.BB_RANK_2, chess.BB_RANK_7)
 CENTER_PAWN_HOMES = ((chess.D7, chess.E7), (chess.D2, chess.E2))
 
 CHECK_BONUS = 60
@@ -60,6 +62,32 @@ def capture_gain(board: chess.Board, move: chess.Move) -> int:
     if board.is_attacked_by(not board.turn, move.to_square):
         return value - cost
     return value
+
+
+def capture_search_moves(board: chess.Board, threshold: int = -1) -> list[chess.Move]:
+    """The moves a capture search tries, best expected gain first (pseudo-legal).
+
+    Captures expected not to lose material (`capture_gain` >= 0) and above `threshold` (a
+    search's delta pruning), and queen promotions whatever the threshold (Greenblatt 1967's
+    unlimited capture search, seeds/003_6566fcddc03baa47.txt, with CPW's delta pruning).
+    """
+    noisy = []
+    for move in board.generate_pseudo_legal_captures():
+        gain = capture_gain(board, move)
+        if gain >= 0 and gain > threshold:
+            noisy.append((gain, move))
+    us = board.turn
+    pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
+    if pawns:
+        for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
+            if move.promotion == chess.QUEEN:
+                noisy.append((capture_gain(board, move), move))
+    noisy.sort(key=_gain, reverse=True)
+    return [move for _, move in noisy]
+
+
+def _gain(item: tuple[int, chess.Move]) -> int:
+    return item[0]
 
 
 def attacks_from(piece_type: int, color: bool, square: int, occupied: int) -> int:

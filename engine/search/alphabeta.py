@@ -14,7 +14,13 @@ import time
 
 import chess
 
-from engine.ordering import capture_gain, plausibility, quiet_order_key
+from engine.ordering import (
+    PROMOTION_RANKS,
+    capture_gain,
+    capture_search_moves,
+    plausibility,
+    quiet_order_key,
+)
 from engine.score import (
     INFINITE,
     MATE_BOUND,
@@ -45,7 +51,6 @@ DELTA_MARGIN = 200
 """Quiescence delta pruning: skip a capture that cannot lift stand-pat to within this of alpha."""
 PLAUSIBILITY_DEPTH = 3
 """Quiet moves are ordered by full plausibility from this remaining depth on, by history below."""
-PROMOTION_RANKS = (chess.BB_RANK_2, chess.BB_RANK_7)
 FIRST_ITERATION_EBF = 4.0
 
 
@@ -526,22 +531,7 @@ class AlphaBetaSearch:
         if stand > alpha:
             alpha = stand
         best = stand
-        noisy = []
-        threshold = alpha - stand - DELTA_MARGIN
-        for move in board.generate_pseudo_legal_captures():
-            gain = capture_gain(board, move)
-            if gain >= 0 and gain > threshold:
-                noisy.append((gain, move))
-        us = board.turn
-        pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
-        if pawns:
-            for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
-                if move.promotion == chess.QUEEN:
-                    noisy.append((capture_gain(board, move), move))
-        if not noisy:
-            return best
-        noisy.sort(key=by_key, reverse=True)
-        for _, move in noisy:
+        for move in capture_search_moves(board, alpha - stand - DELTA_MARGIN):
             board.push(move)
             if board.was_into_check():
                 board.pop()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import chess
 
-from engine.ordering import CHECK_BONUS, capture_gain, plausibility
+from engine.ordering import CHECK_BONUS, capture_search_moves, plausibility
 from engine.score import EVAL_LIMIT
 
 POLICY_TEMPERATURE_CP = 100.0
@@ -83,16 +83,7 @@ class CaptureSearch:
         if stand > alpha:
             alpha = stand
         best = stand
-        noisy = []
-        for move in board.generate_pseudo_legal_captures():
-            gain = capture_gain(board, move)
-            if gain >= 0:
-                noisy.append((gain, move))
-        for move in board.generate_pseudo_legal_moves(board.pawns, ~board.occupied):
-            if move.promotion == chess.QUEEN:
-                noisy.append((capture_gain(board, move), move))
-        noisy.sort(key=lambda item: item[0], reverse=True)
-        for _, move in noisy:
+        for move in capture_search_moves(board):
             board.push(move)
             if board.was_into_check():
                 board.pop()
