@@ -178,7 +178,11 @@ def test_self_play_reuses_the_tree_at_10_plus_01():
         later = records[2:]
         assert sum(1 for r in later if r["reused_nodes"] > 0) > len(later) / 2, later
         assert all(r["reused_nodes"] < r["nodes"] for r in later)
-        assert abs(records[-1]["tree_reuse"] - 0.5) > 0.05
+        # The estimator learns from the real reuse: it changes from move to move and ends away
+        # from its initial 0.5 (how far depends on the game: its samples may lie near 0.5).
+        estimates = [r["tree_reuse"] for r in later]
+        assert len({round(e, 6) for e in estimates}) > len(estimates) / 2, estimates
+        assert abs(estimates[-1] - 0.5) > 0.01, estimates
         assert all(r["used_ms"] <= r["budget_ms"] + 150 for r in records)
 
 

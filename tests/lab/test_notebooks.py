@@ -114,7 +114,9 @@ def test_elo_calibration_notebook(calibration):
     book = execute("elo_calibration.ipynb", calibration)
     assert images(book) >= 1
     text = "".join(out.get("text", "") for out in outputs(book))
-    assert "A per-level accuracy" in text and "UCI_Elo" in text
+    assert "A per-level accuracy" in text  # the report with its criteria
+    # the corrected table, or (a tiny calibration may judge too few levels) the reason for none
+    assert "UCI_Elo" in text or "No table was written" in text
 
 
 def test_a_missing_results_folder_is_named(tmp_path):
