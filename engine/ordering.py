@@ -14,7 +14,6 @@ from __future__ import annotations
 import chess
 
 from engine.eval_terms.bits import popcount
-from engine.eval_terms.bits import popcount_by_table as popcount_by_table  # tests import it here
 from engine.evaluate import PIECE_VALUES
 
 VALUE = [0, 100, 320, 330, 500, 900, 20000]

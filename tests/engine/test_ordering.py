@@ -6,7 +6,8 @@ import random
 
 import chess
 
-from engine.ordering import capture_gain, gives_check, plausibility, popcount_by_table
+from engine.eval_terms.bits import popcount_by_table
+from engine.ordering import capture_gain, gives_check, plausibility
 
 SPECIAL = [  # castling into check, en passant discoveries, promotions with check
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
