@@ -1,7 +1,8 @@
 """The strength limiter: what `UCI_LimitStrength` and its options do to one engine's searches.
 
 It turns the options (`UCI_LimitStrength`, `UCI_Elo`, `EloTable`, `LimitMode`, `Seed`) into the
-parameters of `engine.strength` (seeds/000_0bc72ab1c4602caa.txt, reference/elo_limit.md §0) and
+parameters of `engine.strength` (MadChess "The UCI_LimitStrength Algorithm",
+docs/reference/elo_limit.md §0) and
 applies them around each search, so that the UCI loop only forwards options and hands over its
 context and result:
 

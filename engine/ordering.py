@@ -1,7 +1,7 @@
 """Move ordering and Greenblatt-style plausibility, shared by every search mode.
 
 Captures are ordered by expected gain, quiet moves by a plausibility score after Greenblatt 1967
-(seeds/003_6566fcddc03baa47.txt, "The plausible move generator"): the change in "developmental
+(Greenblatt et al. 1967, "The plausible move generator"): the change in "developmental
 value" (the importance of the squares the piece bears on, before and after the move; square
 importance from closeness to the centre and to the enemy king), material captured, saving a piece
 that is en prise, not putting the moved piece en prise, developing minor pieces, castling, not
@@ -68,7 +68,7 @@ def capture_search_moves(board: chess.Board, threshold: int = -1) -> list[chess.
 
     Captures expected not to lose material (`capture_gain` >= 0) and above `threshold` (a
     search's delta pruning), and queen promotions whatever the threshold (Greenblatt 1967's
-    unlimited capture search, seeds/003_6566fcddc03baa47.txt, with CPW's delta pruning).
+    unlimited capture search, Greenblatt et al. 1967, with CPW's delta pruning).
     """
     noisy = []
     for move in board.generate_pseudo_legal_captures():

@@ -1,6 +1,6 @@
 """Score representation: integer centipawns from the side to move's view, with disjoint mate scores.
 
-After the Chess Programming Wiki page "Score" (seeds/001_302472366e27d316.txt): a mate at the root
+After the Chess Programming Wiki page "Score": a mate at the root
 is worth MATE_VALUE, a mate N plies from the root MATE_VALUE - N (so shorter mates are preferred
 and longer losses sought); heuristic evaluations saturate at +-EVAL_LIMIT, far inside the mate
 range; mate scores are made relative to the node when stored in the transposition table and

@@ -1,6 +1,6 @@
 """The transposition table: a fixed number of slots sized by the `Hash` option (MB).
 
-After Greenblatt 1967 ("Hash table", seeds/003_6566fcddc03baa47.txt): each entry keeps the result
+After Greenblatt et al. 1967 ("Hash table"): each entry keeps the result
 of a search, how deep it was, and whether the value is exact or only a bound on it. An entry is
 one integer: move (16 bits), score (16-bit signed field, see `engine.score.pack16`), depth (8 bits)
 and bound (2 bits); a slot is found from the low bits of the position's hash and checked against

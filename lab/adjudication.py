@@ -1,6 +1,6 @@
 """Draw, resign and maximum-length adjudication of a game from the engines' own scores.
 
-After cutechess-cli's `GameAdjudicator` (reference/harness_and_stats.md sections 2.4 and 3;
+After cutechess-cli's `GameAdjudicator` (docs/reference/harness_and_stats.md sections 2.4 and 3;
 cutechess 5e84232b `projects/lib/src/gameadjudicator.cpp`), checked in its order after every move:
 
 * Draw: count consecutive plies whose mover reported a centipawn score within

@@ -1,6 +1,7 @@
 """Engine processes over UCI or XBoard, driven through python-chess's asyncio API, timed honestly.
 
-Timing (reference/harness_and_stats.md sections 3.1, 6.1 and 8): python-chess keeps no clock, so the
+Timing (docs/reference/harness_and_stats.md sections 3.1, 6.1 and 8): python-chess keeps no clock,
+so the
 protocol classes here take two monotonic timestamps themselves. `send_line` stamps the moment just
 before the `go` line is written to the engine's stdin, and `pipe_data_received` stamps every chunk
 the event loop reads from stdout, so the `bestmove` (UCI) or `move` (XBoard) line carries the time

@@ -1,6 +1,7 @@
 """Exports of a results store: PGN (cutechess style) and the per-move table (CSV, Parquet).
 
-PGN follows cutechess-cli (reference/harness_and_stats.md §3 and §7.2): Event, Site, Date, Round,
+PGN follows cutechess-cli (docs/reference/harness_and_stats.md §3 and §7.2): Event, Site, Date,
+Round,
 White, Black, Result, FEN/SetUp for book starts, PlyCount, TimeControl, Termination, start and end
 times; book moves carry `{book}` and engine moves `{+0.35/12 0.512s}` (score in pawns from the
 mover's side, `+M5`/`-M4` in plies for mates, then depth, then the measured time), with a space,

@@ -1,6 +1,6 @@
 """One game between two engine processes: the harness keeps the clocks, the rules and the record.
 
-Per move (reference/harness_and_stats.md sections 2.2, 3.1 and 8): the mover gets
+Per move (docs/reference/harness_and_stats.md sections 2.2, 3.1 and 8): the mover gets
 `position [startpos|fen F] moves <book moves and game moves>` and `go wtime btime winc binc
 [movestogo]` (or `movetime`/`nodes`/`depth` for `st=`/`nodes=`/`depth=` controls), from the two
 `timecontrol.clock.Clock`s, one per side (`EngineSpec.tc` overrides `GameTask.tc`: time odds). The

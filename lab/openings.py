@@ -3,7 +3,7 @@
 An `Opening` is a start position (FEN) plus book moves played from it. EPD lines give a position
 and no moves; PGN games give their start position and their first `plies` moves. A malformed file
 raises `BookError` naming the file and the line. The FEN keeps the EPD's en-passant square and
-drops its opcodes (fastchess #248, #559 in reference/harness_and_stats.md §7.2).
+drops its opcodes (fastchess #248, #559 in docs/reference/harness_and_stats.md §7.2).
 """
 
 from __future__ import annotations

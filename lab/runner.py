@@ -3,7 +3,7 @@
 `Tournament` is the backend-independent part: it holds the schedule minus the games already in
 the store (so a rerun resumes), hands out the next task, stores each finished game (one
 transaction, idempotent), keeps the standings, and decides to stop early when the SPRT decides
-(pentanomial on completed pairs, reference/harness_and_stats.md §2.5, §4.4) or when an engine
+(pentanomial on completed pairs, docs/reference/harness_and_stats.md §2.5, §4.4) or when an engine
 fails game after game. `run_local` drives it with a local pool of worker processes, one game at a
 time per worker, each worker keeping its engine processes alive across games; another backend
 (Dask) drives the same `Tournament`.

@@ -5,7 +5,8 @@ search; this module turns them into the figures of a `MoveRecord`. Parsing uses 
 line parsers (`chess.engine._parse_uci_info`, `_parse_xboard_post`, pinned by the tests here), so
 scores, mates and PVs mean what they mean everywhere else in python-chess.
 
-Choice of line (as fastchess, reference/harness_and_stats.md section 2.2 step 7): the score, depth,
+Choice of line (as fastchess, docs/reference/harness_and_stats.md section 2.2 step 7): the score,
+depth,
 seldepth and PV come from the last line with a score that is not an `info string` and belongs to
 multipv 1 (a line with no multipv counts as 1; other PVs are used only if no such line exists). The
 node count, NPS and reported time come from the last line that has each. Scores are from the

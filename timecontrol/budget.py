@@ -39,7 +39,7 @@ def has_clock(go: GoParams, white: bool) -> bool:
 
 def full_chain(own: Stopper | None, go: GoParams, move_overhead_ms: int) -> ChainedStopper:
     """The manager's stopper (if any) first, then the plain limits of `go` (Lc0's chain order,
-    reference/smooth_time_manager.md section 6.1)."""
+    docs/reference/smooth_time_manager.md section 6.1)."""
     chain = [] if own is None else [own]
     chain.extend(limit_stoppers(go, move_overhead_ms))
     return ChainedStopper(chain)

@@ -1,6 +1,6 @@
 """One side's chess clock, as a tournament harness keeps it.
 
-Rules (reference/harness_and_stats.md sections 2.3, 3 and 3.1, fastchess 74deac23 and cutechess
+Rules (docs/reference/harness_and_stats.md sections 2.3, 3 and 3.1, fastchess 74deac23 and cutechess
 5e84232b):
 
 * The clock starts at base + increment, so the first move is already credited its increment.

@@ -1,6 +1,6 @@
 """Time-control strings as cutechess-cli and fastchess take them, parsed into a value type.
 
-Forms (harness research notes, reference/harness_and_stats.md sections 2.1 and 3):
+Forms (harness research notes, docs/reference/harness_and_stats.md sections 2.1 and 3):
 
 * ``40/60+0.6``: 40 moves per period, 60 s per period, 0.6 s increment; the period repeats.
 * ``60+0.6``, ``60``: the whole game in 60 s, with or without increment.

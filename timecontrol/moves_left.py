@@ -1,6 +1,6 @@
 """Moves-left estimators: how many more moves the side to move expects to play.
 
-Only Lc0's "mle-legacy" curve exists (reference/smooth_time_manager.md section 5; Lc0
+Only Lc0's "mle-legacy" curve exists (docs/reference/smooth_time_manager.md section 5; Lc0
 src/search/classic/stoppers/legacy.cc, commit e0b6ef38 onwards).
 """
 

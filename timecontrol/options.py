@@ -1,7 +1,8 @@
 """Lc0's option-string syntax for time managers: `name(key=value,...,sub(key=value))`.
 
 Example: `smooth(init-tree-reuse=0.5,max-move-budget=0.3,mle-legacy(midpoint=50.0,steepness=12.0))`
-(reference/smooth_time_manager.md section 1). As in Lc0's factory, every key given must be read by
+(docs/reference/smooth_time_manager.md section 1). As in Lc0's factory, every key given must be
+read by
 the manager, so a misspelt key is an error; here every error names the key. Unlike Lc0, a float
 key also accepts an integer literal (`midpoint=50`); an integer key refuses a fraction.
 """

@@ -1,7 +1,8 @@
 """The `smooth` preset: the seed's smooth time manager (Lc0 PR 1195) with Lc0's time-loss fixes.
 
-Sources: the seed (shared/seeds/002_8670cf701ba55ea1.txt, "PR1195: Time management update") for
-the design and the nine parameters with their defaults; reference/smooth_time_manager.md for the
+Sources: the seed (Lc0 "PR1195: Time management update") for
+the design and the nine parameters with their defaults; docs/reference/smooth_time_manager.md for
+the
 merged formulas (v1, Lc0 e0b6ef38 with the #1243 NPS fix c697680a), plus the #1476 clamp
 (abed0c53: new-node target >= 0), the #1528 clamp (45418855: allocation <= clock - overhead) and,
 because a zero allocation is then possible, the #1527 guard (9fa7bfac: time-use sample 1.0 when

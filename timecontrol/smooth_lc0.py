@@ -1,6 +1,6 @@
 """The `smooth-lc0` preset: Lc0's current smooth manager (v2, HEAD 909a4082, functionally d1237b82).
 
-Source: reference/smooth_time_manager.md sections 1-6 and 8, worked examples in section 10. On
+Source: docs/reference/smooth_time_manager.md sections 1-6 and 8, worked examples in section 10. On
 top of the v1 plan (`timecontrol.smooth`) it keeps a piggybank of saved time (#1310, clamps #1530),
 clamps the new-node target and the allocation (#1476, #1528), guards a zero allocation (#1527),
 smooths NPS with a linear window (#1596), and lets a move dip into the bank when the search asks

@@ -1,7 +1,7 @@
 """Pawn structure in White's orientation, cached: Greenblatt's backward pawns and the rest.
 
 Source of the backward-pawn rules: Greenblatt, Eastlake, Crocker 1967
-(/work/shared/seeds/003_6566fcddc03baa47.txt), "Evaluation of the board", applied here to all
+(/work/Greenblatt et al. 1967), "Evaluation of the board", applied here to all
 pawns at once with bitboard shifts instead of one pawn at a time.
 
 The pawns change far less often than the pieces in a search, so :func:`pawn_entry` caches

@@ -22,7 +22,7 @@ def endgame_scale(
     only_bishops_and_pawns: bool,
 ) -> int:
     """How much of the stronger side's advantage survives, in 64ths (MadChess's endgame
-    scaling: drawish material scales toward zero, seed 000_0bc72ab1c4602caa.txt).
+    scaling: drawish material scales toward zero, MadChess "The UCI_LimitStrength Algorithm").
 
     ``strong_pieces``/``weak_pieces`` are non-pawn material values, ``minor_value`` the larger
     of a knight's and a bishop's.
@@ -40,7 +40,7 @@ def endgame_scale(
 def piece_ratio(ours: int, theirs: int, start_total: int) -> float:
     """Greenblatt's piece-ratio change term in a static form, from our point of view.
 
-    Greenblatt 1967 (seed 003_6566fcddc03baa47.txt, "Evaluation of the board") rewards the side
+    Greenblatt et al. 1967 ("Evaluation of the board") rewards the side
     ahead for trades by comparing the material ratio at a node with the ratio at the root.
     A static evaluation has no root, so the reference here is the starting material: with the
     material difference d = ours - theirs and the total t = ours + theirs, the term is

@@ -5,7 +5,7 @@ term is accumulated with one addition and tapered once at the end (the packing t
 standard engine practice; the numbers are ours). Tables are given for White and are
 left-right symmetric; Black uses them on flipped bitboards.
 
-Greenblatt 1967 (seed 003_6566fcddc03baa47.txt) counts in units of 1/128 pawn (pawn 128,
+Greenblatt et al. 1967 counts in units of 1/128 pawn (pawn 128,
 knight 416, bishop 445, rook 640, queen 1248); Tempo counts in centipawns with the material
 values of engine.evaluate, and converts Greenblatt's weights where it uses them.
 
@@ -125,7 +125,8 @@ BACKWARD_MAJORS = S(-4, -4)  # Greenblatt: weaker while the opponent has rooks o
 SHIELD_NEAR_PAWN = S(12, 0)
 SHIELD_FAR_PAWN = S(6, 0)
 KING_OPEN_FILE = S(-12, 0)  # per file at or beside the king without a friendly pawn
-# Greenblatt K (seed 003): 8 units per rank the king has advanced while queens are on, with a
+# Greenblatt K (Greenblatt et al. 1967): 8 units per rank the king has advanced while queens are
+# on, with a
 # pawn of 128 units: trunc(8 * 100 / 128) = 6 cp. Applied while the opponent has a queen.
 KING_RANK = S(-6, 0)
 KING_ATTACK_UNITS = {chess.KNIGHT: 2, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 5}
@@ -144,7 +145,8 @@ ROOK_HALF_OPEN_FILE = S(12, 6)
 ROOK_SEVENTH = S(20, 30)
 QUEEN_SEVENTH = S(10, 15)
 
-# Greenblatt C (seed 003) is +-1 unit (1/128 pawn) for centre pawns while the opponent has none
+# Greenblatt C (Greenblatt et al. 1967) is +-1 unit (1/128 pawn) for centre pawns while the
+# opponent has none
 # there; at under a centipawn it would vanish, so we weight it 10 cp.
 CENTER_PAWNS = S(10, 0)
 CENTER_SQUARE = S(4, 0)  # per centre square attacked by us

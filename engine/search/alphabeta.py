@@ -2,9 +2,9 @@
 quiescence search, check extension, draw rules, MultiPV, and a stopper consulted as it runs.
 
 The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
-seeds/003_6566fcddc03baa47.txt: "sequences of favorable captures or pawn promotions without a
+Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a
 depth or width limit"); mate scores and their table adjustment follow CPW "Score"
-(seeds/001_302472366e27d316.txt). `AlphaBetaSearch` is also the base of the Greenblatt mode, which
+(CPW "Score"). `AlphaBetaSearch` is also the base of the Greenblatt mode, which
 replaces the move selection of interior nodes.
 """
 
@@ -196,7 +196,7 @@ class AlphaBetaSearch:
         """One iteration: the best `multipv` root moves, each with an exact score.
 
         Fewer lines than root moves: one root search per line over the moves not yet chosen.
-        A line for every root move (the strength limiter's MultiPV, reference/elo_limit.md §1.4
+        A line for every root move (the strength limiter's MultiPV, docs/reference/elo_limit.md §1.4
         step 1): each move searched once with the full window (`score_every_root_move`), as
         MadChess scores its root moves, instead of re-searching the rest once per line.
         """
@@ -289,7 +289,8 @@ class AlphaBetaSearch:
 
     def score_every_root_move(self, depth: int) -> list[RootLine]:
         """Every root move's exact score: each searched with the full window, alpha never raised
-        from one root move to the next (MadChess's limited-strength root, reference/elo_limit.md
+        from one root move to the next (MadChess's limited-strength root,
+        docs/reference/elo_limit.md
         §1.4 step 1), in the order of the last iteration; a new best is kept for an early stop."""
         board = self.board
         key = position_key(board)

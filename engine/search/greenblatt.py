@@ -1,6 +1,6 @@
 """`SearchMode greenblatt`: the selective search of Greenblatt, Eastlake and Crocker (1967).
 
-From seeds/003_6566fcddc03baa47.txt ("The width of the search", "Feedover conditions",
+From Greenblatt et al. 1967 ("The width of the search", "Feedover conditions",
 "Secondary search"): at every node the plausible move generator orders all legal moves and only
 the most plausible are searched: 15, 15, 9, 9, then 7 per ply from the root (the tournament
 setting), widened by four heuristics (all safe checks; all captures on the first two plies; moves

@@ -2,7 +2,8 @@
 an MCTS-solver for proven results, and a tree kept from move to move.
 
 Selection, FPU, certainty propagation and the best-move order are in `mcts_tree`, the value and
-priors in `mcts_value` (reference/engines.md sections 4a and 4d). Each playout walks from the root
+priors in `mcts_value` (docs/reference/engines.md sections 4a and 4d). Each playout walks from the
+root
 by PUCT to a node visited for the first time, scores it (exact for mate, stalemate, a two-fold
 repetition in the tree or with the game, the fifty-move rule and insufficient material, as Lc0 with
 TwoFoldDraws; else the capture-search value), expands a node on its second visit, and backs the
@@ -14,7 +15,7 @@ that make progress are not all flattened to a value of 1 (Lc0 has its moves-left
 we have none). Draws are worth the logistic of minus the anchor, mates +-1, so the order of all
 outcomes is kept.
 
-Between moves the tree is kept (reference/engines.md 4a "Tree reuse", a0lite's variant):
+Between moves the tree is kept (docs/reference/engines.md 4a "Tree reuse", a0lite's variant):
 `prepare(board)` before a `go` walks from the last search's root along the moves played since (our
 move, the opponent's reply) and makes the node reached the new root with its visits, which the
 time manager reads as reused nodes; a position that does not continue the game, or `new_game()`,
@@ -468,7 +469,7 @@ class MctsSearch:
 
 
 def need_more_time(root: Node) -> bool:
-    """Lc0's kNeedMoreTime hint (reference/smooth_time_manager.md 6.2): scanning the root edges
+    """Lc0's kNeedMoreTime hint (docs/reference/smooth_time_manager.md 6.2): scanning the root edges
     in order, the most-visited move is not the one with the best Q (FPU for unvisited edges)."""
     fpu = first_play_urgency(root)
     max_n = 0

@@ -1,7 +1,7 @@
 """The MCTS tree: nodes, PUCT selection with first-play urgency, backup, the solver, the ranking
 of root moves and the walk that finds a reused subtree.
 
-Formulas from Lc0 (reference/engines.md section 4a, src/search/classic/search.cc):
+Formulas from Lc0 (docs/reference/engines.md section 4a, src/search/classic/search.cc):
 score = Q + cpuct(N) * P * sqrt(max(N - 1, 1)) / (1 + n), cpuct(N) = CPuct + CPuctFactor *
 ln((N + CPuctBase) / CPuctBase); an unvisited child's Q is the parent's Q less FpuValue * sqrt(sum
 of the priors of the visited children); the best move ranks terminal wins (shortest first), then

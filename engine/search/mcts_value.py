@@ -1,6 +1,6 @@
 """The hand-crafted "network" of the MCTS mode: a value for a new leaf and priors for its moves.
 
-There is no neural network (reference/engines.md section 4d): the value of a leaf is the static
+There is no neural network (docs/reference/engines.md section 4d): the value of a leaf is the static
 evaluation after a short capture search, mapped to an expected score in [-1, 1] by a logistic
 curve, and the policy is a softmax over the move orderer's Greenblatt plausibility scores
 (`engine.ordering.plausibility`: captures by gain, checks, threats, development, square gains).
@@ -39,7 +39,7 @@ def cp_to_value(cp: float, scale: float) -> float:
     """Expected score in [-1, 1] of an evaluation of `cp` centipawns: the Elo logistic
     E = 1 / (1 + 10^(-cp/scale)) as v = 2E - 1 = tanh(cp * ln10 / (2 * scale)); at the default
     scale 400 (option ValueScale) about tanh(cp/347), inside the tanh(cp/k), k = 300..400 of
-    reference/engines.md section 4d."""
+    docs/reference/engines.md section 4d."""
     return math.tanh(cp * math.log(10.0) / (2.0 * scale))
 
 

@@ -1,4 +1,5 @@
-"""Strength limiting after MadChess's UCI_LimitStrength (seeds/000_0bc72ab1c4602caa.txt).
+"""Strength limiting after MadChess's UCI_LimitStrength (MadChess "The UCI_LimitStrength
+Algorithm").
 
 Pure parts only: the parameters for an Elo (`params`), a calibrated table (`table`), the
 `debug on` dump (`dump`), the move choice with errors (`choice`) and the NPS throttle and node

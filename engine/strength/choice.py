@@ -1,7 +1,8 @@
 """Choosing the move to play with MadChess-style move errors and blunders.
 
-After seeds/000_0bc72ab1c4602caa.txt ("Severity Of Move Errors", "Chance Of Blundering") and
-reference/elo_limit.md §1.4 and §6: the error budget is drawn once per move (the blunder error
+After MadChess "The UCI_LimitStrength Algorithm" ("Severity Of Move Errors", "Chance Of
+Blundering") and
+docs/reference/elo_limit.md §1.4 and §6: the error budget is drawn once per move (the blunder error
 with probability BlunderPer128/128, the move error otherwise, never less than the move error),
 and the move is picked uniformly among the best move and every move scoring within the budget of
 it. As in MadChess from v3.2 on (§1.4, step 3, "winning-side guard"), a best score at or above
@@ -19,7 +20,7 @@ from engine.strength.params import StrengthParams
 #: Scores at or above this (centipawns, side to move) count as decisive wins. MadChess plays the
 #: best move from StaticScore.SimpleEndgame = 20,000 on a scale whose mates are about 30,000
 #: (reference §1.4, step 3): a bound above every heuristic evaluation and below every mate.
-#: Our material totals about 4,000 cp a side and CPW's Score page (seeds/001) keeps heuristic
+#: Our material totals about 4,000 cp a side and CPW's Score page (CPW "Score") keeps heuristic
 #: scores within 30 to 50 pawns, so 10,000 sits above them; the search passes its own bound
 #: (for example its lowest mate score) when its mate encoding differs.
 DECISIVE_CP = 10_000

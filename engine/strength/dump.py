@@ -1,4 +1,5 @@
-"""The `debug on` parameter dump in the format of seeds/000_0bc72ab1c4602caa.txt, "Precise Values".
+"""The `debug on` parameter dump in the format of MadChess "The UCI_LimitStrength Algorithm",
+"Precise Values".
 
 The lines come without the leading "info string ", which the UCI layer adds. The first block is
 the seed's dump line for line: the limit, the four search parameters, MadChess-scale middlegame

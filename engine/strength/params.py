@@ -1,8 +1,9 @@
 """Strength parameters for one UCI_Elo: search speed, move errors, blunders, knowledge, material.
 
 The formulas are MadChess 3.2 beta's (commit 1d7e535, PR #41), which reproduce every row of the
-table in seeds/000_0bc72ab1c4602caa.txt and its 1075 Elo `debug on` example; they are restated in
-reference/elo_limit.md §0 (speed and errors), §1.5 (knowledge) and §1.6 (material). MadChess
+table in MadChess "The UCI_LimitStrength Algorithm" and its 1075 Elo `debug on` example; they are
+restated in
+docs/reference/elo_limit.md §0 (speed and errors), §1.5 (knowledge) and §1.6 (material). MadChess
 truncates rather than rounds (§1.2, "Pitfalls"), and so do we.
 
 Material scale. MadChess's (middlegame, endgame) defaults (pawn 100/127, knight 300/519, bishop
@@ -213,7 +214,8 @@ def _check_knowledge(name: str, values: dict, low: float, high: float) -> None:
 
 @dataclass(frozen=True)
 class StrengthParams:
-    """Everything that limits playing strength at one Elo (seed 000, reference §0, §1.5, §1.6).
+    """Everything that limits playing strength at one Elo (MadChess "The UCI_LimitStrength
+    Algorithm", reference §0, §1.5, §1.6).
 
     `nps` is the search-speed limit, `move_error` and `blunder_error` the error budgets in
     centipawns, `blunder_per128` the chance out of 128 that a move's budget is the blunder error.
@@ -271,7 +273,8 @@ class StrengthParams:
 
 
 def params_for_elo(elo: int) -> StrengthParams:
-    """The formula parameters at one Elo in 600..2600 (seed 000's table, reference §0)."""
+    """The formula parameters at one Elo in 600..2600 (MadChess "The UCI_LimitStrength Algorithm"'s
+    table, reference §0)."""
     return StrengthParams(
         elo=elo,
         nps=nps_for_elo(elo),

@@ -1,7 +1,7 @@
 """Calibrated Elo tables: load, validate, interpolate and write the `EloTable` CSV.
 
 The formulas in `params` are MadChess's first guess; its author never calibrated them
-(reference/elo_limit.md §1.7), and §6 says to treat them only as the starting point. The lab's
+(docs/reference/elo_limit.md §1.7), and §6 says to treat them only as the starting point. The lab's
 calibration measures what each level really plays like and writes a corrected table in this
 format; the engine loads it through the `EloTable` UCI option.
 

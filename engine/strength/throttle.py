@@ -1,7 +1,8 @@
 """Arithmetic for the two ways of limiting search speed: an NPS throttle and a node budget.
 
-The seed (seeds/000_0bc72ab1c4602caa.txt, "Search Speed") stalls the search whenever its rate
-exceeds the NPS limit; MadChess busy-waits (reference/elo_limit.md §1.3), we sleep instead, in
+The seed (MadChess "The UCI_LimitStrength Algorithm", "Search Speed") stalls the search whenever
+its rate
+exceeds the NPS limit; MadChess busy-waits (docs/reference/elo_limit.md §1.3), we sleep instead, in
 slices of at most `SLEEP_SLICE_S` so the caller can honour `stop` while it waits (MadChess issue
 #67, §1.3 "Bug to avoid"). Rodent IV sleeps in 10 ms steps the same way (§3). The alternative the
 reference recommends for a Python lab (§1.3, §6) is a node budget of NPS x the move's planned

@@ -1,6 +1,7 @@
 """Time controls scaled to a worker's speed, so a slow machine plays the games a fast one would.
 
-As fishtest and OpenBench do (reference/harness_and_stats.md, "Worker side"), each machine gets a
+As fishtest and OpenBench do (docs/reference/harness_and_stats.md, "Worker side"), each machine
+gets a
 factor = reference speed / its measured speed (fishtest: 628000 / Stockfish bench nodes per
 second per thread, measured with every core busy), and every clock on it is multiplied by that
 factor: base time, increment and `st=` move time. `nodes=` and `depth=` limits do not depend on

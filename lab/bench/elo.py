@@ -7,7 +7,7 @@ our engine runs as processes. It prints the score matrix, then per level the NPS
 from the engine's own `debug on` dump, as lab.calibration.probe reads it: the lab never
 recomputes the engine's formulas) beside the NPS each level reached in the ladder, and the
 engine's unthrottled NPS under PyPy and CPython (its `bench`). The NPS limit grows like a 4th
-power of the Elo (reference/elo_limit.md §0) while a Python search runs at a few thousand to
+power of the Elo (docs/reference/elo_limit.md §0) while a Python search runs at a few thousand to
 tens of thousands of nodes per second, so above some Elo the limit no longer binds and the
 levels differ only by move errors and knowledge (§6: "a pure-Python search will not reach
 MadChess's 2M NPS"): that saturation Elo, the lowest whose limit is at least the unthrottled

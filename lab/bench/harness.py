@@ -1,6 +1,6 @@
 """`tempo bench harness`: what the harness itself costs, and how fast it plays games.
 
-Three figures (issue 6; reference/harness_and_stats.md sections 3.1, 7.2 and 8):
+Three figures (issue 6; docs/reference/harness_and_stats.md sections 3.1, 7.2 and 8):
 
 1. Latency, with the instant-move engine (`lab.bench._instant_engine`) playing itself in one
    process: the harness's turnaround from a `bestmove` read to the next `go` written (median and

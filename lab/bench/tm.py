@@ -2,7 +2,7 @@
 
 For every manager, our engine plays itself (both sides with that manager) a short series at a
 fast control through the lab's harness. Printed per manager, after the seed's two principles
-(seeds/002_8670cf701ba55ea1.txt, "Design principles"): the time forfeits; the mean fraction of
+(Lc0 "PR1195: Time management update", "Design principles"): the time forfeits; the mean fraction of
 the available time used by the end of the game (all time should be used); and the spread of the
 nodes searched per move, as the coefficient of variation within each game side (the tree should
 be the same size at every move), with the mean nodes per move beside it.

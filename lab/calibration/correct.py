@@ -4,7 +4,8 @@ Pure arithmetic. A calibration measures, for each nominal level, the Elo it real
 (`measured`) and knows the parameters it played with (`params`, one value per column and level).
 Read backwards, that is a curve "measured Elo -> parameters": the parameters that produce a target
 Elo T are that curve evaluated at T. The curve is interpolated monotonically in measured-Elo space
-(reference/elo_limit.md §6: "treat any formula only as the initial guess ... the lab produces the
+(docs/reference/elo_limit.md §6: "treat any formula only as the initial guess ... the lab produces
+the
 table"): first the measurements are made non-decreasing in the nominal level by weighted isotonic
 regression (noise can swap two close levels), levels that come out tied are merged, then each
 parameter is interpolated with scipy's PCHIP, which keeps a monotone column monotone and never

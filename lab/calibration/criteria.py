@@ -1,4 +1,4 @@
-"""Acceptance criteria of a calibrated table (reference/elo_limit.md §5), as pure arithmetic.
+"""Acceptance criteria of a calibrated table (docs/reference/elo_limit.md §5), as pure arithmetic.
 
 (A) each level: |measured − nominal| ≤ 50 with a 95 % half-width ≤ 40; (B) over the table:
 |mean signed error| ≤ 25, RMS error ≤ 40, largest error ≤ 75; (C) slope of measured on nominal

@@ -1,7 +1,8 @@
 """The calibration plot: measured against nominal Elo with 95 % intervals and the y = x line.
 
 One series per measured round (round 1 "before correction", later rounds "after"), levels outside
-the anchors' range ± 200 drawn hollow (extrapolations, reference/elo_limit.md §5 G), levels with
+the anchors' range ± 200 drawn hollow (extrapolations, docs/reference/elo_limit.md §5 G), levels
+with
 only a bound (a perfect score against the anchors) as a triangle pointing the way the truth lies,
 and the anchors' ratings as a shaded band.
 """

@@ -1,7 +1,7 @@
 """A calibration's report: the final table, the plot, and `report.md` with every figure judged.
 
 The report states the scale first (anchors and their ratings, time control, openings, fit), as
-reference/elo_limit.md §5 asks, then per round: each level's nominal and measured Elo with its
+docs/reference/elo_limit.md §5 asks, then per round: each level's nominal and measured Elo with its
 95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
 levels marked as extrapolated, and which targets the corrected table had to leave out.
 """
@@ -113,7 +113,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         f"per level and round; paired openings from {book}.",
         "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
         "intervals from the likelihood's curvature, relative to the anchors.",
-        f"- Criteria: reference/elo_limit.md §5 (A–D, G); thresholds {cal.thresholds}.",
+        f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G); thresholds {cal.thresholds}.",
         f"- Machine: {machine()}.",
         f"- Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
         + (f" by `{command}`." if command else "."),

@@ -5,7 +5,7 @@ Each round measures every level: pass 1 plays each level against the anchors its
 other (the ladder, which ties levels below the lowest anchor to the rest); a fit of everything so
 far then re-chooses each level's anchors from its estimate, and pass 2 plays the remaining games
 against those. All games of the round are fitted at once with the anchors fixed (Ordo's model,
-`lab.ratings.fit_ratings`; reference/elo_limit.md §5 step 3), the levels are judged against the
+`lab.ratings.fit_ratings`; docs/reference/elo_limit.md §5 step 3), the levels are judged against the
 §5 criteria, and if they fail, the parameters are corrected (`correct.correct_table`) and the
 next round measures the corrected table, until the criteria hold or the rounds are spent.
 

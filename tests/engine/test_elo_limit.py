@@ -1,6 +1,6 @@
 """UCI_LimitStrength in real engine processes: the seed's `debug on` dump, the NPS throttle,
 `stop`, seeded replays, mating with KQ v K, clamping, Elo tables and move errors within budget
-(seeds/000_0bc72ab1c4602caa.txt, reference/elo_limit.md §0, §1.3, §1.4)."""
+(MadChess "The UCI_LimitStrength Algorithm", docs/reference/elo_limit.md §0, §1.3, §1.4)."""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ def _backward(fen: str) -> list[str]:
 
 
 def test_greenblatt_backward_pawn_criteria() -> None:
-    """Greenblatt 1967 (seed 003): backward-pawn rules, one position per rule."""
+    """Greenblatt et al. 1967: backward-pawn rules, one position per rule."""
     # Behind both neighbours, no pawn can come to defend it: backward (rule 4).
     assert _backward("4k3/8/8/8/2P1P3/3P4/8/4K3 w - - 0 1") == ["d3"]
     # A duo is not backward, nor is a pawn defended by a pawn (rule 1); the base of the chain,

@@ -1,5 +1,5 @@
 """The MCTS tree and search in-process: PUCT and FPU numbers from Lc0's formulas
-(reference/engines.md 4a), backup signs, the solver, the best-move order, the value and policy,
+(docs/reference/engines.md 4a), backup signs, the solver, the best-move order, the value and policy,
 tree reuse, and mates found by the solver."""
 
 from __future__ import annotations

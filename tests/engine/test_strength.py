@@ -1,4 +1,5 @@
-"""engine.strength params and dump against seed 000 (MadChess) and reference/elo_limit.md."""
+"""engine.strength params and dump against MadChess "The UCI_LimitStrength Algorithm" (MadChess)
+and docs/reference/elo_limit.md."""
 
 import chess
 import pytest

@@ -1,4 +1,5 @@
-"""engine.strength.choice: uniform choice within the error budget (seed 000, reference §1.4)."""
+"""engine.strength.choice: uniform choice within the error budget (MadChess "The UCI_LimitStrength
+Algorithm", reference §1.4)."""
 
 import dataclasses
 import random

@@ -111,7 +111,7 @@ def test_correction_input_errors():
 
 
 def test_expected_score_and_window():
-    # reference/elo_limit.md §5 (D): nominal +100 predicts 64.0 %, +200 predicts 76.0 %.
+    # docs/reference/elo_limit.md §5 (D): nominal +100 predicts 64.0 %, +200 predicts 76.0 %.
     assert expected_score(100) == pytest.approx(0.640, abs=0.0005)
     assert expected_score(200) == pytest.approx(0.760, abs=0.0005)
     low, high = score_window_elo(0.25, 0.75)

@@ -34,7 +34,8 @@ def engine_dumps_its_parameters():
 
 
 def test_formula_parameters_come_from_the_engine():
-    # reference/elo_limit.md §1.2: MadChess 3.2 beta at 1200 and 1600 Elo, and the 1075 example.
+    # docs/reference/elo_limit.md §1.2: MadChess 3.2 beta at 1200 and 1600 Elo, and the 1075
+    # example.
     params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (1075, 1200, 1600)})
     assert [params[1200][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [16700, 27, 276, 13]

@@ -1,4 +1,5 @@
-"""One side's clock under the harness rules (reference/harness_and_stats.md sections 2.3, 3)."""
+"""One side's clock under the harness rules (docs/reference/harness_and_stats.md sections 2.3,
+3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""mle-legacy against the reference table (reference/smooth_time_manager.md section 5)."""
+"""mle-legacy against the reference table (docs/reference/smooth_time_manager.md section 5)."""
 
 from __future__ import annotations
 

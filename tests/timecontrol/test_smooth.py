@@ -1,4 +1,5 @@
-"""The `smooth` preset against reference/smooth_time_manager.md section 12 (S1-S6, estimators)."""
+"""The `smooth` preset against docs/reference/smooth_time_manager.md section 12 (S1-S6,
+estimators)."""
 
 from __future__ import annotations
 

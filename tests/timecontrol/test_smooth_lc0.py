@@ -1,4 +1,4 @@
-"""The `smooth-lc0` preset against reference/smooth_time_manager.md section 10 (E1-E15).
+"""The `smooth-lc0` preset against docs/reference/smooth_time_manager.md section 10 (E1-E15).
 
 Floats within 1e-3 relative (Lc0 is float32; the reference is double), integer outputs exact.
 """
