@@ -1,15 +1,15 @@
 """Static evaluation: S = material + positional terms, tapered by game phase.
 
-The board value follows Greenblatt 1967's S = M + R + P + K + C (seed
-003_6566fcddc03baa47.txt: material, piece-ratio change, pawn structure, king safety, centre
-control) widened to the terms MadChess's Elo limiter scales one by one (seed
-000_0bc72ab1c4602caa.txt, /work/shared/reference/elo_limit.md sections 1.5-1.6). Each term is
+The board value follows Greenblatt et al. 1967's S = M + R + P + K + C (material, piece-ratio
+change, pawn structure, king safety, centre control) widened to the terms MadChess's Elo limiter
+scales one by one (MadChess "The UCI_LimitStrength Algorithm", docs/reference/elo_limit.md
+sections 1.5-1.6). Each term is
 multiplied by a knowledge fraction (1.0 = full knowledge), so a strength limiter can make the
 engine misjudge passed pawns, king safety and the rest independently.
 
 Speed: the evaluation runs at every quiescence node, so it works on python-chess bitboards
 directly with tables precomputed at import (engine/eval_terms), see
-/work/shared/reference/engines.md section 2.
+docs/reference/engines.md section 2.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The engine's UCI options: names, types, defaults and ranges, and parsing of `setoption` values.
 
-The table is the design's UCI contract (shared/design.md, "The engine on UCI"); the strength
+The table is the design's UCI contract (docs/design.md, "The engine on UCI"); the strength
 options are registered here with their final names and types, their behaviour lives in
 `engine.strength`.
 """

@@ -1,6 +1,6 @@
 """The UCI loop: reads commands on the input thread, searches on a worker thread.
 
-Commands and options follow the design's UCI contract (shared/design.md); `stop` and `isready`
+Commands and options follow the design's UCI contract (docs/design.md); `stop` and `isready`
 are answered while the engine thinks, and malformed input is answered with
 `info string error: ...` instead of ending the process. Per `go`, a stopper comes from the game's
 time manager (`timecontrol.factory.create_manager`, option `TimeManager`) when a clock is given,

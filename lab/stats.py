@@ -2,7 +2,7 @@
 
 Pure arithmetic on results. Formulas follow fishtest (`server/fishtest/stats/LLRcalc.py`,
 `stat_util.py`) and fastchess (`elo_wdl.cpp`, `elo_pentanomial.cpp`, `sprt.cpp`) as restated in
-shared/reference/harness_and_stats.md §4; the section is cited next to each formula.
+docs/reference/harness_and_stats.md §4; the section is cited next to each formula.
 
 A trinomial sample is one game (score 0, ½, 1); a pentanomial sample is one game pair (same
 opening, colours swapped) whose per-game average score is 0, ¼, ½, ¾ or 1. Counts are lists in

@@ -2,7 +2,7 @@
 
 Panels, sharing the move-number axis: time used per move (bars) with the manager's budget
 (markers); the clock left for each side; and, for engines that send `info string tm` telemetry,
-the smooth manager's estimates (shared/reference/smooth_time_manager.md): the NPS estimate (§3)
+the smooth manager's estimates (docs/reference/smooth_time_manager.md): the NPS estimate (§3)
 against the NPS the engine reported, the tree-reuse factor r (§4.1) and the time-use factor u
 (§4.2), and the moves-left estimate M (§2 step 4, §5) against the moves the side really had left.
 """

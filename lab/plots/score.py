@@ -1,7 +1,7 @@
 """A gauntlet's score over time: the challenger's running score with its 95 % interval.
 
 The running estimate after each finished game is `lab.stats.elo_estimate` of the trinomial
-counts so far (shared/reference/harness_and_stats.md §4.2: μ̂ ± 1.96·σ̂/√N, mapped to Elo), drawn
+counts so far (docs/reference/harness_and_stats.md §4.2: μ̂ ± 1.96·σ̂/√N, mapped to Elo), drawn
 as a score with a second axis in Elo. Against several opponents, thin lines show the running
 score against each.
 """

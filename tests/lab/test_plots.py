@@ -37,7 +37,7 @@ TM_KEYS = [
 
 
 def mle(ply: int, midpoint: float = 51.5, steepness: float = 7.0) -> float:
-    """Moves-left estimate, shared/reference/smooth_time_manager.md §5."""
+    """Moves-left estimate, docs/reference/smooth_time_manager.md §5."""
     m = ply / 2
     return midpoint * (1 + 2 * (m / midpoint) ** steepness) ** (1 / steepness) - m
 

@@ -1,6 +1,6 @@
 """lab.stats: counts, Elo/nElo/LOS by hand, the GSPRT's LLR against an independent derivation.
 
-Numbers come from the formulas of shared/reference/harness_and_stats.md §4, worked by hand here.
+Numbers come from the formulas of docs/reference/harness_and_stats.md §4, worked by hand here.
 """
 
 from __future__ import annotations
