@@ -295,14 +295,16 @@ def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
     """An engine's program as given when it is a bare name on PATH, else as an absolute path.
 
     A relative path is taken from the engine's working directory, else from the experiment file.
-    A program that is nowhere is left as written: the engine probe reports it as missing.
+    Symbolic links are kept: a virtualenv's `bin/python` links to the base interpreter, and only
+    when started by its own path does it see the virtualenv's packages. A program that is nowhere
+    is left as written: the engine probe reports it as missing.
     """
     if os.sep not in program:
         return program
     path = Path(program)
     if not path.is_absolute():
         path = (Path(cwd) if cwd else base) / path
-    return str(path.resolve()) if path.exists() else program
+    return os.path.abspath(path) if path.exists() else program
 
 
 def _adjudication(table: _Table) -> Adjudication:

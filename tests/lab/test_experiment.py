@@ -195,6 +195,17 @@ def test_engine_failing_the_handshake(tmp_path):
     assert "'b'" in message and "uci handshake timed out" in message
 
 
+def test_an_engine_command_keeps_its_symlinked_path(tmp_path):
+    """A virtualenv's python is a link to the base interpreter; resolved, it loses the venv's
+    packages (python-chess here). The command keeps the path given, and the engine runs from it."""
+    venv_python = Path(sys.executable)
+    assert venv_python.is_symlink(), "the suite runs in the project's virtualenv"
+    text = with_b(f'cmd = ["{venv_python}", "{FAKES / "fake_uci.py"}"]')
+    experiment = load_experiment(write(tmp_path, text))
+    assert experiment.engine("b").cmd[0] == str(venv_python)
+    probe_engines(experiment)
+
+
 def test_xboard_engine_without_setboard_is_rejected(tmp_path):
     text = with_b(f'cmd = ["{sys.executable}", "{FAKES / "fake_xboard.py"}"]\n'
                   'protocol = "xboard"')
