@@ -334,6 +334,11 @@ class EngineProcess:
                 return SearchOutcome("illegal", move_text=self._move_text(timing),
                                      elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                                      detail="no move")
+            if not board.is_legal(result.move):
+                # python-chess parses `0000` as the null move, which is never a legal answer.
+                return SearchOutcome("illegal", move_text=self._move_text(timing),
+                                     elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+                                     detail="not a legal move")
             return SearchOutcome("ok", move=result.move, move_text=result.move.uci(),
                                  elapsed_ms=timing.elapsed_ms, lines=timing.lines)
         finally:

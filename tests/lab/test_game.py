@@ -224,6 +224,8 @@ FAULTS = [
     ("hang", {}, "1+0.1", "stalled connection", "White's connection stalled"),
     ("illegal", {}, "1+0.1", "rules infraction", "illegal move a1b4 by White"),
     ("malformed", {}, "1+0.1", "rules infraction", "illegal move zz99 by White"),
+    ("nullmove", {}, "1+0.1", "rules infraction", "illegal move 0000 by White"),
+    ("san", {}, "1+0.1", "rules infraction", "illegal move Ra2 by White"),
     ("slow", {"slow_ms": 900}, "0.4+0", "time forfeit", "White loses on time ("),
 ]
 
@@ -245,7 +247,7 @@ def test_faults_lose_and_the_pool_restarts_the_engine(fake, tmp_path, fault, fla
     assert (second.termination, second.reason) == ("adjudication",
                                                     "Draw by adjudication: max moves rule")
     assert len(second.moves) == 8
-    if fault in ("illegal", "malformed"):
+    if fault in ("illegal", "malformed", "nullmove", "san"):
         assert first.illegal_move == reason.split()[2]
         assert all(m.move != first.illegal_move for m in first.moves)
     else:

@@ -103,6 +103,23 @@ def test_an_engine_that_keeps_crashing_stops_the_run_keeping_finished_games(tmp_
     assert len(read_pgn(exp.out / "games.pgn")) == 3
 
 
+def test_a_null_move_loses_the_game_and_the_run_goes_on(tmp_path):
+    """`bestmove 0000` is well-formed UCI that python-chess parses as the null move: the game is
+    lost by rules infraction, stored with the text, and the next games are played."""
+    nully = EngineSpec("nully", [sys.executable, str(FAKES / "fake_uci.py"), "--fault=nullmove",
+                                 "--at=2"])
+    exp = experiment(tmp_path, [sf("sf"), nully], games=2, concurrency=1)
+    outcome = run_experiment(exp, stream=io.StringIO(), live=False)
+    assert outcome.exit_code == 0
+    with open_store(exp.out) as store:
+        games = store.games().set_index("game_id")
+    assert len(games) == 2
+    assert (games["termination"] == "rules infraction").all()
+    assert (games["illegal_move"] == "0000").all()
+    assert set(games["reason"]) == {"illegal move 0000 by White", "illegal move 0000 by Black"}
+    assert len(read_pgn(exp.out / "games.pgn")) == 2
+
+
 def record(game_id: str, white: str, black: str, result: str, pair: str | None,
            termination: str = "normal", reason: str = "") -> GameRecord:
     return GameRecord(game_id, white, black, result, termination, reason,

@@ -8,6 +8,8 @@ process) it commits the `--fault`:
 * `hang`: never answers again, not even `stop` or `isready`;
 * `illegal`: answers `bestmove a1b4`, well formed but never legal;
 * `malformed`: answers `bestmove zz99`;
+* `nullmove`: answers `bestmove 0000` (a null move: well formed UCI, never a legal move);
+* `san`: answers its move in SAN (`bestmove Nf3`), the wrong notation;
 * `slow`: sleeps `--slow-ms` before answering (it ignores `stop` while sleeping);
 * `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake;
 * `deaf`: hangs at its `--at`-th `isready` (counted instead of `go`), never answering.
@@ -94,6 +96,10 @@ def main() -> int:
                 move = "a1b4"  # no piece ever moves so (not a line, not a knight jump)
             if now and fault == "malformed":
                 move = "zz99"
+            if now and fault == "nullmove":
+                move = "0000"
+            if now and fault == "san":
+                move = board.san(chess.Move.from_uci(move))
             used = int((time.perf_counter() - started) * 1000)
             out.write(f"info depth 1 seldepth 1 score cp {args.score} nodes 1 time {used} "
                       f"pv {move}\nbestmove {move}\n")
