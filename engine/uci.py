@@ -394,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
         options = parser.parse_args(args[1:])
         run_bench(options.mode, options.depth, UciEngine._stdout, options.hash)
         return 0
+    if args and args[0] in ("-h", "--help"):
+        print("usage: tempo-engine [bench [--mode M] [--depth D] [--hash MB]]\n"
+              "Without arguments: the UCI protocol on standard input and output.")
+        return 0
     if args:
         print(f"tempo-engine: unknown arguments {' '.join(args)!r}; try 'bench'", file=sys.stderr)
         return 2

@@ -12,13 +12,12 @@ fastchess/fishtest order: trinomial [losses, draws, wins], pentanomial [LL, LD, 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.stats import norm
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +29,7 @@ REGULARIZE_EPS = 1e-3
 #: Scores are clamped to [ε, 1 − ε] before the Elo transform (fishtest `get_elo`, §4.2).
 SCORE_CLAMP = 1e-3
 #: Two-sided 95 % normal quantile.
-Z95 = float(norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 
 #: Points of each result string for White, as PGN writes them.
 RESULT_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -154,7 +153,7 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate:
         return EloEstimate(
             elo, lower, upper, los, draw_ratio, nelo, nelo, nelo, mu, games, pairs
         )
-    los = float(norm.cdf((mu - 0.5) / (sigma / math.sqrt(total))))
+    los = float(NormalDist().cdf((mu - 0.5) / (sigma / math.sqrt(total))))
     t = (mu - 0.5) / sigma  # per sample
     z = (a - mu) / sigma
     skew = float(np.dot(p, z**3))
@@ -172,19 +171,36 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate:
 # --- GSPRT (fishtest LLRcalc, §4.4) -------------------------------------------------------------
 
 
+def _decreasing_root(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """The x in (lo, hi) where a decreasing f crosses zero, by bisection to float precision.
+
+    fishtest keeps a root finder of its own for the same job (`server/fishtest/stats/brentq.py`)
+    rather than import SciPy; bisection suffices for a monotone f on five outcomes, and keeps
+    `tempo sprt` free of SciPy's start-up cost.
+    """
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if f(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
 def _secular_root(v: np.ndarray, p: np.ndarray) -> float:
     """The θ with Σ p_k v_k/(1 + θ v_k) = 0 on the interval where every 1 + θ v_k > 0.
 
     The maximum-likelihood distribution closest to p̂ under one linear constraint Σ p_k v_k = 0 is
-    p̂_k/(1 + θ v_k) (Lagrange multiplier θ, §4.4); the sum is decreasing in θ, so Brent applies.
+    p̂_k/(1 + θ v_k) (Lagrange multiplier θ, §4.4); the sum is decreasing in θ.
     """
     lo, hi = float(v.min()), float(v.max())
     if not lo < 0.0 < hi:
         raise ValueError("the hypothesis lies outside the range of the outcomes")
     eps = 1e-9
-    return float(
-        brentq(lambda x: float(np.sum(p * v / (1.0 + x * v))), -1.0 / hi + eps, -1.0 / lo - eps)
-    )
+    return _decreasing_root(lambda x: float(np.sum(p * v / (1.0 + x * v))),
+                            -1.0 / hi + eps, -1.0 / lo - eps)
 
 
 def _mle_logistic(a: np.ndarray, p: np.ndarray, score: float) -> np.ndarray:

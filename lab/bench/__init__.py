@@ -1,1 +1,10 @@
-"""Benchmarks of `tempo bench NAME`: one per module here (found by `lab.commands.bench`)."""
+"""Benchmarks of `tempo bench NAME`: one per module here, dispatched by `lab.commands.bench`."""
+
+#: Each benchmark's module and its one-line help, in the order `tempo bench --help` lists them.
+SUMMARIES = {
+    "elo": "a short UCI_Elo ladder (score matrix) and where the NPS limit saturates",
+    "engine": "engine bench (nodes, time, NPS) per mode under CPython and PyPy",
+    "harness": "harness latency, games per hour, time losses",
+    "ratings": "rating-fit times on 10k/100k/1M-game pools",
+    "tm": "time managers in self-play: forfeits, time used, nodes-per-move spread",
+}

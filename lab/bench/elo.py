@@ -216,8 +216,7 @@ def measure_speeds(depth: int, limit_of: Callable[[int], int]) -> list[SpeedRow 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "elo", help="a short UCI_Elo ladder (score matrix) and where the NPS limit saturates",
-        description="Round-robin of UCI_Elo levels and full strength with paired openings, "
+        "elo", description="Round-robin of UCI_Elo levels and full strength with paired openings, "
         "then the NPS limit of each level beside the NPS it reached and the engine's "
         "unthrottled NPS under PyPy and CPython, and the Elo above which the limit no longer "
         "binds.")

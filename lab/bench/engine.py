@@ -102,9 +102,7 @@ def format_table(runs: dict[tuple[str, str], BenchRun | str]) -> str:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "engine", help="engine bench (nodes, time, NPS) per mode under CPython and PyPy"
-    )
+    parser = subparsers.add_parser("engine")
     parser.add_argument("--depth", type=int, default=None, help="bench depth (engine default)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search modes")
     parser.set_defaults(func=run)

@@ -37,7 +37,7 @@ FISHTEST_ADJUDICATION = Adjudication(draw_move_number=34, draw_move_count=8, dra
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("harness", help="harness latency, games per hour, time losses")
+    parser = subparsers.add_parser("harness")
     parser.add_argument("--latency-games", type=int, default=10,
                         help="instant-engine games for the latency figures (default 10)")
     parser.add_argument("--games", type=int, default=8,

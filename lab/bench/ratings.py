@@ -24,7 +24,7 @@ RESULTS = np.array(["1-0", "1/2-1/2", "0-1"])
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("ratings", help="rating-fit times on 10k/100k/1M-game pools")
+    parser = subparsers.add_parser("ratings")
     parser.add_argument("--sizes", default="10000,100000,1000000", metavar="N,N,...",
                         help="pool sizes in games (default 10000,100000,1000000)")
     parser.add_argument("--players", type=int, default=50, help="players per pool (default 50)")

@@ -70,8 +70,7 @@ def manager_figures(manager: str, games: pd.DataFrame, moves: pd.DataFrame) -> d
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "tm", help="time managers in self-play: forfeits, time used, nodes-per-move spread",
-        description=__doc__.splitlines()[0])
+        "tm", description=__doc__.splitlines()[0])
     parser.add_argument("--managers", default=",".join(MANAGERS),
                         help="comma-separated TimeManager specs (default: %(default)s)")
     parser.add_argument("--games", type=int, default=4, help="games per manager (even)")

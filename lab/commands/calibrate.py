@@ -9,7 +9,7 @@ import sys
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "calibrate", help="calibrate Elo levels against anchors; reruns resume",
+        "calibrate",
         description="Play each level of a calibration file against anchors (and adjacent "
         "levels), fit all results with the anchors fixed, judge them against the acceptance "
         "criteria and write a corrected table (EloTable CSV for our engine), report.md and "

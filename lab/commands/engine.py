@@ -7,9 +7,11 @@ import argparse
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "engine", help="run the UCI engine (PyPy when installed)", add_help=False
-    )
-    parser.add_argument("engine_args", nargs=argparse.REMAINDER)
+        "engine", usage="tempo engine [-h] [bench [--mode M] [--depth D] [--hash MB]]",
+        description="Run Tempo's UCI engine on standard input and output, under PyPy when "
+        ".venv-pypy exists (TEMPO_ENGINE_PYTHON=cpython|pypy|PATH chooses). 'bench' searches "
+        "the fixed bench positions to a fixed depth and prints the node count, then exits.")
+    parser.add_argument("engine_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 
 

@@ -29,8 +29,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "gauntlet", help="run an experiment file (gauntlet or round-robin); reruns resume",
-        description="Run the games of an experiment TOML file into its results folder "
+        "gauntlet", description="Run the games of an experiment TOML file into its results folder "
         "(tempo.sqlite, games.pgn, moves.csv, ratings.csv, time_usage.png). Running it again "
         "into the same folder resumes it.")
     parser.add_argument("experiment", help="the experiment TOML file")

@@ -10,7 +10,7 @@ from lab.experiment import quick_experiment
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "match", help="a quick two-engine match, no experiment file needed",
+        "match",
         description="Play ENGINE1 against ENGINE2 with paired openings. An engine is 'tempo' "
         "(ours), a program (stockfish, /path/to/engine) or xboard=PROGRAM; options follow a "
         "colon: tempo:TimeManager=fraction, 'stockfish:Skill Level=3'.")

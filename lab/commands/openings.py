@@ -21,8 +21,7 @@ from lab.openings import BookError, build_book, write_epd
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "openings", help="build a balanced EPD opening book with an engine's evaluation",
-        description=__doc__.split("\n\n")[1] if __doc__ else None)
+        "openings", description=__doc__.split("\n\n")[1] if __doc__ else None)
     parser.add_argument("out", help="the EPD file to write")
     parser.add_argument("--engine", default="stockfish",
                         help="UCI engine that evaluates (default stockfish; options after ':')")

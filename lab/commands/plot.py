@@ -26,7 +26,7 @@ class PlotError(Exception):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("plot", help="plot time usage, ratings or scores of a run")
+    parser = subparsers.add_parser("plot")
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
 
     time = kinds.add_parser("time", help="time used per move (all games, or one with --game)")

@@ -16,8 +16,7 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "ratings", help="fit ratings (Ordo or BayesElo model) with error bars",
-        description="Fit maximum-likelihood ratings to results folders and PGN files.",
+        "ratings", description="Fit maximum-likelihood ratings to results folders and PGN files.",
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a results folder (with tempo.sqlite) or a PGN file")

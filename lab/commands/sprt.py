@@ -14,8 +14,7 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "sprt", help="SPRT and Elo of a results folder or of given counts",
-        description="fishtest's generalized SPRT on pentanomial (or trinomial) counts.",
+        "sprt", description="fishtest's generalized SPRT on pentanomial (or trinomial) counts.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("results", nargs="?", type=Path, metavar="RESULTS",
@@ -47,15 +46,19 @@ def _counts(text: str, size: int, option: str) -> list[int]:
 
 
 def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> tuple[str, list[int]]:
-    """The challenger and its pentanomial (or trinomial) counts in a results folder."""
+    """The challenger and its pentanomial (or trinomial) counts in a results folder; the store
+    (and with it pandas) is loaded only here, so counts given on the command line stay fast."""
     from lab.stats import pair_scores, pentanomial, player_scores
     from lab.stats import trinomial as wdl
-    from lab.store import DB_NAME, open_store
+    from lab.store import DB_NAME, StoreError, open_store
 
     if not (folder / DB_NAME).is_file():
         raise ValueError(f"{folder}: no {DB_NAME} here, not a results folder")
-    with open_store(folder) as store:
-        games = store.games()
+    try:
+        with open_store(folder) as store:
+            games = store.games()
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
     if games.empty:
         raise ValueError(f"{folder}: no games recorded")
     engine = engine or str(games["white"].iloc[0])
@@ -70,7 +73,6 @@ def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> tup
 
 def run(args: argparse.Namespace) -> int:
     from lab.stats import elo_estimate, sprt
-    from lab.store import StoreError
 
     try:
         if args.penta:
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             who, counts = counts_from_folder(args.results, args.engine, args.trinomial)
         result = sprt(counts, args.elo0, args.elo1, args.alpha, args.beta, args.model)
-    except (ValueError, OSError, StoreError) as exc:
+    except (ValueError, OSError) as exc:
         print(f"tempo sprt: {exc}", file=sys.stderr)
         return 1
     label = "Ptnml(0-2)" if len(counts) == 5 else "LDW"
