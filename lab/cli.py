@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Mapping
 
@@ -33,11 +34,27 @@ def build_parser(prog: str, description: str, package: str, summaries: Mapping[s
     return parser
 
 
+#: A negative number or a list of numbers starting with one ("-1", "-0.5", "-1,4,10").
+NEGATIVE_VALUE = re.compile(r"^-\d[\d.,]*$")
+
+
+def attach_negative_values(argv: list[str]) -> list[str]:
+    """`--opt -1,2` as `--opt=-1,2`: argparse takes "-1,2" for an option and reports the option
+    before it as missing its value; attached, the value reaches the command's own check."""
+    out: list[str] = []
+    for word in argv:
+        if out and NEGATIVE_VALUE.match(word) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
+
+
 def dispatch(prog: str, description: str, package: str, summaries: Mapping[str, str],
              argv: list[str]) -> int:
     """Parse `argv` for the subcommands of `package` and run the chosen one."""
     parser = build_parser(prog, description, package, summaries, argv)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(attach_negative_values(argv))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

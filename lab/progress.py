@@ -2,7 +2,8 @@
 
 Shown: games done of total, W/L/D of each challenger (each engine in a round-robin) with its
 score and Elo ± against its opponents (pentanomial when openings are paired), time forfeits,
-games per minute and ETA, and the SPRT's LLR when it runs.
+games per minute and ETA, and the SPRT's LLR when it runs with fishtest's Elo estimate corrected
+for the sequential stop.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
 
 
 def elo_text(tournament: Tournament, player: str) -> str:
-    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player (Elo once the sample has
-    some spread: before that its interval has no width and means nothing)."""
+    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player."""
     standing = tournament.standings[player]
     text = f"{player} +{standing.wins} -{standing.losses} ={standing.draws}"
     if standing.games:
@@ -46,6 +46,10 @@ def status_line(tournament: Tournament, started: float, played: int) -> str:
     if tournament.sprt_result is not None:
         sprt = tournament.sprt_result
         parts.append(f"LLR {sprt.llr:+.2f} ({sprt.lower_bound:+.2f}, {sprt.upper_bound:+.2f})")
+        corrected = tournament.sprt_estimate
+        if corrected is not None:
+            parts.append(f"SPRT Elo {corrected.elo:+.1f} [{corrected.lower:+.1f}, "
+                         f"{corrected.upper:+.1f}]")
     return " | ".join(parts)
 
 

@@ -29,9 +29,10 @@ from lab.records import GameRecord, GameTask
 if TYPE_CHECKING:
     from lab import stats
     from lab.experiment import Experiment
+    from lab.sprt_estimate import SequentialEstimate
     from lab.store import Store
 
-# The statistics (numpy, scipy) and the store (pandas) are imported where they are used, not at
+# The statistics (numpy) and the store (pandas) are imported where they are used, not at
 # the top: worker processes import this module to find `_worker_main`, and they start in about a
 # tenth of the time without them.
 
@@ -117,6 +118,7 @@ class Tournament:
         self.stop_reason: str | None = None
         self.failed = False
         self.sprt_result: stats.SprtResult | None = None
+        self.sprt_estimate: SequentialEstimate | None = None
         self.in_flight: dict[str, GameTask] = {}
         self.finished_ids = store.finished_ids()
         scheduled = {task.game_id for task in schedule}
@@ -197,6 +199,7 @@ class Tournament:
 
     def _decide_sprt(self) -> None:
         from lab import stats
+        from lab.sprt_estimate import sequential_estimate
 
         cfg = self.exp.sprt
         if cfg is None:
@@ -204,6 +207,8 @@ class Tournament:
         standing = self.standings[self.focus[0]]
         counts = standing.pentanomial() if self.exp.openings.paired else standing.trinomial()
         self.sprt_result = stats.sprt(counts, cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta, cfg.model)
+        self.sprt_estimate = sequential_estimate(counts, cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta,
+                                                 cfg.model)
         if self.sprt_result.decision is not None:
             self.stop(f"{self.sprt_result}")
 

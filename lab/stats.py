@@ -128,7 +128,8 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate:
     nElo (§4.3): t = (μ̂ − ½)/σ_game with σ_game = σ̂ (trinomial) or √2·σ̂ (pentanomial), scaled by
     800/ln 10; its interval is fishtest's delta method, Var(t̂) ≈ [1 − tγ₁ + t²(γ₂ + 2)/4]/N, with
     t, γ₁ (skewness) and γ₂ (excess kurtosis) of the per-sample distribution.
-    No counts give NaN everywhere; a sample with no spread gives a zero-width interval.
+    Zero cells count as 1e-3 (fishtest `stat_util.get_elo` regularises before estimating), so a
+    one-sided or all-draws sample still has a finite interval; no counts give NaN everywhere.
     """
     n = [int(c) for c in counts]
     a = _support(n)
@@ -140,25 +141,20 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate:
     if total == 0:
         nan = math.nan
         return EloEstimate(nan, nan, nan, nan, nan, nan, nan, nan, nan, 0, pairs)
-    p = np.asarray(n, dtype=float) / total
+    reg = np.array([c if c > 0 else REGULARIZE_EPS for c in n])
+    size = float(reg.sum())
+    p = reg / size
     mu, var = _moments(a, p)
     sigma = math.sqrt(var)
-    half = Z95 * sigma / math.sqrt(total)
+    half = Z95 * sigma / math.sqrt(size)
     elo = score_to_elo(mu)
     lower, upper = score_to_elo(mu - half), score_to_elo(mu + half)
-    if sigma == 0.0:
-        sign = float(np.sign(mu - 0.5))
-        los = 0.5 + 0.5 * sign
-        nelo = sign * math.inf if sign else 0.0
-        return EloEstimate(
-            elo, lower, upper, los, draw_ratio, nelo, nelo, nelo, mu, games, pairs
-        )
-    los = float(NormalDist().cdf((mu - 0.5) / (sigma / math.sqrt(total))))
+    los = float(NormalDist().cdf((mu - 0.5) / (sigma / math.sqrt(size))))
     t = (mu - 0.5) / sigma  # per sample
     z = (a - mu) / sigma
     skew = float(np.dot(p, z**3))
     exkurt = float(np.dot(p, z**4)) - 3.0
-    var_t = max(1.0 - t * skew + t * t * (exkurt + 2.0) / 4.0, 0.0) / total
+    var_t = max(1.0 - t * skew + t * t * (exkurt + 2.0) / 4.0, 0.0) / size
     per_game = math.sqrt(2.0) if penta else 1.0
     nelo = t / per_game * NELO_PER_T
     nelo_half = Z95 * NELO_PER_T / per_game * math.sqrt(var_t)
@@ -254,8 +250,9 @@ def llr(counts: Iterable[float], elo0: float, elo1: float, model: str = "normali
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's bounds (§4.4): A = ln(β/(1−α)), B = ln((1−β)/α)."""
-    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0):
-        raise ValueError(f"alpha and beta must lie in (0, 1): alpha={alpha}, beta={beta}")
+    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0 and alpha + beta < 1.0):
+        raise ValueError(f"alpha and beta must lie in (0, 1) with alpha + beta < 1 (else the "
+                         f"lower bound is not below the upper): alpha={alpha}, beta={beta}")
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 

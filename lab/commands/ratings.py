@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="BayesElo: multiply ratings by its scale (auto) or by K (1: raw)")
     parser.add_argument("--simulations", type=int, default=0, metavar="N",
                         help="error bars from N refits of simulated results (Ordo's -s)")
-    parser.add_argument("--confidence", type=float, default=95.0, metavar="PCT")
+    parser.add_argument("--confidence", type=percentage, default=95.0, metavar="PCT",
+                        help="confidence of the error bars in percent (default 95)")
     parser.add_argument("--relative-to", choices=("anchor", "pool"), default="anchor",
                         help="errors relative to the anchors (default) or the pool average")
     parser.add_argument("--force", action="store_true", help="fit a disconnected pool by groups")
@@ -99,6 +100,19 @@ def anchors_from_args(args: argparse.Namespace) -> tuple[dict, dict]:
         for name, rating, sd, where in _anchor_rows(args.loose_anchors, 3):
             loose[name] = (_number(rating, where), _number(sd, where))
     return fixed, loose
+
+
+def percentage(text: str) -> float:
+    """A confidence level in percent, strictly between 1 and 100: 0.95 is refused rather than
+    read as 0.95 %, the mistake it always is."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1.0 < value < 100.0:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a percentage between 1 and 100 (95 means 95 %)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

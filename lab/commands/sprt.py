@@ -1,34 +1,45 @@
 """`tempo sprt`: Elo, nElo, LOS and the GSPRT decision for a results folder or for given counts.
 
 For a results folder the games are paired by `pair_id` (the two games of a pair share it) from the
-challenger's side (`--engine`, default the first player of the first game); only completed pairs
-count. Without pair ids, or with `--trinomial`, single games are counted instead.
+challenger's side (`--engine`, default the experiment's one challenger, else the first player of
+the first game); only completed pairs count. Without pair ids, or with `--trinomial`, single
+games are counted instead. The test's bounds, error rates and model are the experiment's own
+`[sprt]` when it has one, each replaced by any given on the command line, and the output says
+which were used. Beside the plain estimate it prints fishtest's estimate corrected for the
+sequential stop (`lab.sprt_estimate`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+#: The test when neither the command line nor the experiment says otherwise.
+DEFAULTS = {"elo0": 0.0, "elo1": 2.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "sprt", description="fishtest's generalized SPRT on pentanomial (or trinomial) counts.",
+        "sprt", description="fishtest's generalized SPRT on pentanomial (or trinomial) counts. "
+        "For a results folder the experiment's [sprt] settings apply unless given here.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("results", nargs="?", type=Path, metavar="RESULTS",
                         help="a results folder (with tempo.sqlite)")
     source.add_argument("--penta", metavar="LL,LD,WL+DD,WD,WW", help="pentanomial counts")
     source.add_argument("--wdl", metavar="L,D,W", help="trinomial counts: losses, draws, wins")
-    parser.add_argument("--elo0", type=float, default=0.0, help="H0 (default 0)")
-    parser.add_argument("--elo1", type=float, default=2.0, help="H1 (default 2)")
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--beta", type=float, default=0.05)
-    parser.add_argument("--model", choices=("normalized", "logistic"), default="normalized",
+    parser.add_argument("--elo0", type=float, help="H0 (default: the experiment's, else 0)")
+    parser.add_argument("--elo1", type=float, help="H1 (default: the experiment's, else 2)")
+    parser.add_argument("--alpha", type=float, help="false-positive rate (default 0.05)")
+    parser.add_argument("--beta", type=float, help="false-negative rate (default 0.05)")
+    parser.add_argument("--model", choices=("normalized", "logistic"),
                         help="bounds in normalized Elo (default) or logistic Elo")
     parser.add_argument("--engine", metavar="NAME",
-                        help="the challenger (default: the first player of the first game)")
+                        help="the challenger (default: the experiment's challenger, else the "
+                        "first player of the first game)")
     parser.add_argument("--trinomial", action="store_true",
                         help="count single games even when pairs are recorded")
     parser.set_defaults(func=run)
@@ -45,7 +56,16 @@ def _counts(text: str, size: int, option: str) -> list[int]:
     return counts
 
 
-def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> tuple[str, list[int]]:
+@dataclass
+class FolderCounts:
+    """What a results folder gives the test: the challenger, its counts, the stored config."""
+
+    engine: str
+    counts: list[int]
+    config: dict[str, Any]
+
+
+def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> FolderCounts:
     """The challenger and its pentanomial (or trinomial) counts in a results folder; the store
     (and with it pandas) is loaded only here, so counts given on the command line stay fast."""
     from lab.stats import pair_scores, pentanomial, player_scores
@@ -57,31 +77,58 @@ def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> tup
     try:
         with open_store(folder) as store:
             games = store.games()
+            config = store.experiment() or {}
     except StoreError as exc:
         raise ValueError(str(exc)) from None
     if games.empty:
         raise ValueError(f"{folder}: no games recorded")
+    challengers = config.get("challengers") or []
+    if engine is None and config.get("schedule") == "gauntlet" and len(challengers) == 1:
+        engine = challengers[0]
     engine = engine or str(games["white"].iloc[0])
     players = set(games["white"]) | set(games["black"])
     if engine not in players:
         raise ValueError(f"{folder}: no engine {engine!r} (players: {', '.join(sorted(players))})")
     paired = "pair_id" in games.columns and games["pair_id"].notna().any()
     if paired and not trinomial:
-        return engine, pentanomial(pair_scores(games, engine))
-    return engine, wdl(player_scores(games, engine))
+        return FolderCounts(engine, pentanomial(pair_scores(games, engine)), config)
+    return FolderCounts(engine, wdl(player_scores(games, engine)), config)
+
+
+def test_settings(args: argparse.Namespace, stored: dict[str, Any] | None) -> tuple[dict, str]:
+    """The SPRT settings (command line over the experiment's [sprt] over the defaults) and a
+    sentence saying where they came from."""
+    given = {key: getattr(args, key) for key in DEFAULTS if getattr(args, key) is not None}
+    settings = {**DEFAULTS, **(stored or {}), **given}
+    if stored and given:
+        source = f"the experiment's [sprt], with {', '.join(sorted(given))} from the command line"
+    elif stored:
+        source = "the experiment's [sprt]"
+    elif given:
+        source = "the command line" + (", defaults for the rest" if len(given) < 5 else "")
+    else:
+        source = "the defaults"
+    return settings, source
 
 
 def run(args: argparse.Namespace) -> int:
+    from lab.sprt_estimate import sequential_estimate
     from lab.stats import elo_estimate, sprt
 
     try:
+        who, stored = "", None
         if args.penta:
-            who, counts = "", _counts(args.penta, 5, "--penta")
+            counts = _counts(args.penta, 5, "--penta")
         elif args.wdl:
-            who, counts = "", _counts(args.wdl, 3, "--wdl")
+            counts = _counts(args.wdl, 3, "--wdl")
         else:
-            who, counts = counts_from_folder(args.results, args.engine, args.trinomial)
-        result = sprt(counts, args.elo0, args.elo1, args.alpha, args.beta, args.model)
+            found = counts_from_folder(args.results, args.engine, args.trinomial)
+            who, counts, stored = found.engine, found.counts, found.config.get("sprt")
+        settings, source = test_settings(args, stored)
+        result = sprt(counts, settings["elo0"], settings["elo1"], settings["alpha"],
+                      settings["beta"], settings["model"])
+        corrected = sequential_estimate(counts, settings["elo0"], settings["elo1"],
+                                        settings["alpha"], settings["beta"], settings["model"])
     except (ValueError, OSError) as exc:
         print(f"tempo sprt: {exc}", file=sys.stderr)
         return 1
@@ -91,4 +138,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{label}: {counts}")
     print(elo_estimate(counts))
     print(result)
+    print(f"Settings: {source} (alpha {settings['alpha']:g}, beta {settings['beta']:g})")
+    print(corrected)
     return 0

@@ -111,3 +111,38 @@ def test_sprt_for_given_counts(capsys) -> None:
     assert "LLR" in capsys.readouterr().out
     assert main(["sprt", "--penta", "1,2,3"]) == 1
     assert "expected 5 non-negative integers" in capsys.readouterr().err
+
+
+def test_sprt_uses_the_experiments_own_settings_unless_overridden(tmp_path, capsys) -> None:
+    """A run stopped live under logistic [0, 10] reads back under the same test, not the
+    defaults (normalized [0, 2]); the command line overrides a key and says so."""
+    pairs = [("1-0", "1/2-1/2")] * 6 + [("1-0", "0-1")] * 4 + [("0-1", "1/2-1/2")]
+    folder = tmp_path / "run"
+    make_results(folder, pairs)
+    stored = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.1, "beta": 0.05, "model": "logistic"}
+    with open_store(folder) as store:
+        store.bind_experiment("t", {"name": "t"}, {"name": "t", "schedule": "gauntlet",
+                                                   "challengers": ["Y"], "sprt": stored})
+    counts = [4, 6, 0, 1, 0]  # Y, the experiment's challenger: 4 LL, 6 LD, 1 WD
+    assert main(["sprt", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "Engine: Y" in out and f"Ptnml(0-2): {counts}" in out
+    assert str(sprt(counts, 0, 10, 0.1, 0.05, "logistic")) in out
+    assert "Settings: the experiment's [sprt] (alpha 0.1, beta 0.05)" in out
+    assert "SPRT-corrected" in out
+    assert main(["sprt", str(folder), "--elo1", "5", "--engine", "X"]) == 0
+    out = capsys.readouterr().out
+    assert str(sprt([0, 1, 0, 6, 4], 0, 5, 0.1, 0.05, "logistic")) in out
+    assert "with elo1 from the command line" in out
+    assert main(["sprt", str(folder), "--alpha", "0.6", "--beta", "0.5"]) == 1
+    assert "alpha + beta < 1" in capsys.readouterr().err
+
+
+def test_negative_values_reach_the_commands_own_checks(capsys) -> None:
+    assert main(["sprt", "--penta", "-1,2,3,4,5"]) == 1
+    assert "expected 5 non-negative integers" in capsys.readouterr().err
+    assert main(["sprt", "--penta", "1,2,3,4,5", "--elo0", "-1", "--elo1", "1"]) == 0
+    assert "SPRT [-1, 1] nElo" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["ratings", "x.pgn", "--confidence", "0.95"])
+    assert "95 means 95 %" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from lab.experiment import BookConfig, Experiment, SprtConfig, load_book_for
 from lab.records import Adjudication, EngineSpec, GameRecord
 from lab.runner import Tournament, faulty_engine, run_experiment, run_local
 from lab.schedule import build_schedule
+from lab.sprt_estimate import sequential_estimate
 from lab.store import open_store
 
 STOCKFISH = "/usr/games/stockfish"
@@ -74,10 +75,15 @@ def test_sprt_stops_the_gauntlet_early(tmp_path):
     sprt = SprtConfig(elo0=0, elo1=400, alpha=0.1, beta=0.1, model="logistic")
     exp = experiment(tmp_path, [sf("weak", **{"Skill Level": 0}), sf("strong")], games=40,
                      tc="nodes=4000", sprt=sprt)
-    outcome = run_experiment(exp, stream=io.StringIO(), live=False)
+    stream = io.StringIO()
+    outcome = run_experiment(exp, stream=stream, live=False)
     tournament = outcome.tournament
     assert outcome.exit_code == 0
     assert tournament.sprt_result is not None and tournament.sprt_result.decision == "H0"
+    corrected = tournament.sprt_estimate
+    assert corrected == sequential_estimate(tournament.standings["weak"].pentanomial(), 0, 400,
+                                            0.1, 0.1, "logistic")
+    assert f"SPRT Elo {corrected.elo:+.1f} [" in stream.getvalue()
     assert "H0 accepted" in tournament.stop_reason
     with open_store(exp.out) as store:
         games = store.games()
@@ -196,7 +202,7 @@ def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_
     assert stopped == f"stopped: {stats.sprt([0, 0, 1, 1, 0], 0, 400, 0.1, 0.1, 'logistic')}\n"
     assert "H0 accepted" in stopped
     steps = text.split("\r")[1:]
-    assert "Elo" not in steps[1]  # one WL pair: no spread, no interval yet
+    assert "a +1 -1 =0 (50.0%) Elo +0.0 ± " in steps[1]  # one WL pair: zero cells regularised
     last = steps[-1]
     assert last.startswith("4/4 games | a +2 -1 =1 (62.5%) Elo ")
     assert "time forfeits 1" in last and "games/min, ETA" in last and "LLR" in last

@@ -83,20 +83,26 @@ def test_trinomial_estimate_by_hand() -> None:
 
 
 def test_pentanomial_estimate_by_hand() -> None:
-    # Two WL/DD pairs and two WW pairs: pair averages ½, ½, 1, 1 → μ = ¾, Elo = 400·log10 3.
-    # σ² = (¼ + ¼ + 1 + 1)/4 − 9/16 = 1/16, σ = ¼ over N = 4 pairs: μ ± 1.96·¼/2.
+    # Two WL/DD pairs and two WW pairs: pair averages ½, ½, 1, 1 → μ ≈ ¾, Elo ≈ 400·log10 3;
+    # σ² ≈ (¼ + ¼ + 1 + 1)/4 − 9/16 = 1/16, σ ≈ ¼ over N ≈ 4 pairs. Exactly: the three empty
+    # cells count 1e-3 each (fishtest's regularisation), so N = 4.003.
+    counts = np.array([1e-3, 1e-3, 2, 1e-3, 2])
+    a = np.linspace(0, 1, 5)
+    size = counts.sum()
+    p = counts / size
+    mu = p @ a
+    sd = math.sqrt(p @ (a - mu) ** 2)
     est = elo_estimate([0, 0, 2, 0, 2])
-    half = norm.ppf(0.975) * 0.25 / 2
-    assert est.elo == pytest.approx(400 * math.log10(3))
-    assert (est.lower, est.upper) == pytest.approx((elo_of(0.75 - half), elo_of(0.75 + half)))
-    assert est.los == pytest.approx(norm.cdf(2.0))
-    # per-game σ = √2·σ_pair: t = ¼/(√2·¼) = 1/√2
-    assert est.nelo == pytest.approx(NELO / math.sqrt(2))
+    half = norm.ppf(0.975) * sd / math.sqrt(size)
+    assert est.elo == pytest.approx(400 * math.log10(3), abs=1.0)
+    assert est.elo == pytest.approx(elo_of(mu))
+    assert (est.lower, est.upper) == pytest.approx((elo_of(mu - half), elo_of(mu + half)))
+    assert est.los == pytest.approx(norm.cdf((mu - 0.5) / (sd / math.sqrt(size))))
+    assert est.los == pytest.approx(norm.cdf(2.0), abs=1e-3)
+    # per-game σ = √2·σ_pair: t ≈ ¼/(√2·¼) = 1/√2
+    assert est.nelo == pytest.approx((mu - 0.5) / sd / math.sqrt(2) * NELO)
+    assert est.nelo == pytest.approx(NELO / math.sqrt(2), rel=1e-2)
     assert (est.games, est.pairs) == (8, 4)
-    # fishtest spreads the pairs over 2N games with per-game variance Var(pair points)/2:
-    # the same interval (reference §4.2).
-    per_game_sd = math.sqrt(4 * (1 / 16) / 2)
-    assert half == pytest.approx(norm.ppf(0.975) * per_game_sd / math.sqrt(8))
 
 
 def test_pentanomial_nelo_interval_is_the_delta_method() -> None:
@@ -116,15 +122,35 @@ def test_pentanomial_nelo_interval_is_the_delta_method() -> None:
 
 
 def test_degenerate_estimates_do_not_crash() -> None:
-    perfect = elo_estimate([0, 0, 7])
-    assert perfect.los == 1.0 and perfect.nelo == math.inf
-    assert perfect.elo == pytest.approx(elo_of(1 - 1e-3))  # fishtest clamps μ to [1e-3, 1−1e-3]
-    even = elo_estimate([0, 0, 5, 0, 0])
-    assert (even.elo, even.los, even.nelo) == (0.0, 0.5, 0.0)
     empty = elo_estimate([0, 0, 0, 0, 0])
     assert empty.games == 0 and math.isnan(empty.elo)
     with pytest.raises(ValueError, match="3 .* or 5"):
         elo_estimate([1, 2, 3, 4])
+
+
+#: fishtest `stat_util.get_elo` (official-stockfish/fishtest, server/fishtest/stats/stat_util.py
+#: at 1054c5aa), run on these counts: Elo, half-width of the 95 % interval, LOS. Zero cells are
+#: regularised to 1e-3, so one-sided and all-draws samples get finite intervals.
+FISHTEST_GET_ELO = [
+    ([0, 0, 7], 1199.826195, 201.741062, 1.000000),
+    ([0, 10, 0], 0.0, 3.044820, 0.5),
+    ([3, 0, 0], -1199.826195, 276.478505, 0.0),
+    ([1, 5, 9], 206.651918, 176.926884, 0.999583),
+    ([0, 0, 5, 0, 0], 0.0, 6.805039, 0.5),
+    ([0, 0, 0, 0, 6], 1199.826195, 233.745829, 1.0),
+    ([1, 3, 8, 5, 3], 52.511566, 83.752907, 0.898567),
+]
+
+
+@pytest.mark.parametrize(("counts", "elo", "error", "los"), FISHTEST_GET_ELO)
+def test_estimates_reproduce_fishtest_including_zero_cells(counts, elo, error, los) -> None:
+    est = elo_estimate(counts)
+    assert est.elo == pytest.approx(elo, abs=1e-5)
+    assert est.error == pytest.approx(error, abs=1e-5)
+    assert est.los == pytest.approx(los, abs=1e-6)
+    assert math.isfinite(est.nelo) and math.isfinite(est.nelo_lower)
+    assert est.nelo_lower < est.nelo < est.nelo_upper
+    assert "nan" not in str(est) and "inf" not in str(est) and "± 0.00" not in str(est)
 
 
 # --- GSPRT --------------------------------------------------------------------------------------
@@ -209,6 +235,9 @@ def test_sprt_bounds_and_decisions() -> None:
     assert none.llr == 0.0 and none.decision is None
     with pytest.raises(ValueError, match="elo0 must be below"):
         sprt([1, 2, 3, 2, 1], 5, 0)
+    for alpha, beta in ((0.5, 0.5), (0.7, 0.4)):
+        with pytest.raises(ValueError, match="alpha \\+ beta < 1"):
+            sprt_bounds(alpha, beta)
     with pytest.raises(ValueError, match="unknown SPRT model"):
         sprt([1, 2, 3, 2, 1], 0, 5, model="bayesian")
 
