@@ -14,11 +14,11 @@ Pure arithmetic; the standard library only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from lab.stats import NELO_PER_T, REGULARIZE_EPS, logistic_score, sprt_bounds
+from lab.stats import NELO_PER_T, REGULARIZE_EPS, bisect_root, logistic_score, sprt_bounds
 
 _PHI = NormalDist().cdf
 
@@ -37,21 +37,6 @@ class SequentialEstimate:
         return (f"Elo {self.elo:+.2f} [{self.lower:+.2f}, {self.upper:+.2f}] "
                 f"({100 * self.confidence:g} %, SPRT-corrected as fishtest), "
                 f"LOS {100 * self.los:.2f} %")
-
-
-def _root(f: Callable[[float], float], lo: float, hi: float) -> float:
-    """A zero of f between lo and hi, where f changes sign, by bisection to float precision."""
-    f_lo = f(lo)
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        f_mid = f(mid)
-        if (f_mid > 0.0) == (f_lo > 0.0):
-            lo, f_lo = mid, f_mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
 
 
 @dataclass(frozen=True)
@@ -167,7 +152,7 @@ def sequential_estimate(counts: Iterable[int], elo0: float, elo1: float, alpha: 
             lo, hi = max(middle - reach * delta, -1000.0), min(middle + reach * delta, 1000.0)
             f_lo, f_hi = outcome_prob(lo) - (1 - q), outcome_prob(hi) - (1 - q)
             if (f_lo > 0) != (f_hi > 0):
-                return _root(lambda e: outcome_prob(e) - (1 - q), lo, hi)
+                return bisect_root(lambda e: outcome_prob(e) - (1 - q), lo, hi)
             if lo > -1000.0 or hi < 1000.0:
                 reach *= 2
                 continue

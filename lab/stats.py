@@ -167,19 +167,21 @@ def elo_estimate(counts: Iterable[int]) -> EloEstimate:
 # --- GSPRT (fishtest LLRcalc, §4.4) -------------------------------------------------------------
 
 
-def _decreasing_root(f: Callable[[float], float], lo: float, hi: float) -> float:
-    """The x in (lo, hi) where a decreasing f crosses zero, by bisection to float precision.
+def bisect_root(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """A zero of f between lo and hi, where f changes sign, by bisection to float precision.
 
-    fishtest keeps a root finder of its own for the same job (`server/fishtest/stats/brentq.py`)
-    rather than import SciPy; bisection suffices for a monotone f on five outcomes, and keeps
-    `tempo sprt` free of SciPy's start-up cost.
+    fishtest keeps a root finder of its own for its statistics (`server/fishtest/stats/
+    brentq.py`) rather than import SciPy; bisection suffices for the monotone functions here and
+    keeps `tempo sprt` and `tempo ratings` free of scipy.optimize's start-up cost.
     """
+    f_lo = f(lo)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):
             break
-        if f(mid) > 0.0:
-            lo = mid
+        f_mid = f(mid)
+        if (f_mid > 0.0) == (f_lo > 0.0):
+            lo, f_lo = mid, f_mid
         else:
             hi = mid
     return 0.5 * (lo + hi)
@@ -195,8 +197,8 @@ def _secular_root(v: np.ndarray, p: np.ndarray) -> float:
     if not lo < 0.0 < hi:
         raise ValueError("the hypothesis lies outside the range of the outcomes")
     eps = 1e-9
-    return _decreasing_root(lambda x: float(np.sum(p * v / (1.0 + x * v))),
-                            -1.0 / hi + eps, -1.0 / lo - eps)
+    return bisect_root(lambda x: float(np.sum(p * v / (1.0 + x * v))),
+                       -1.0 / hi + eps, -1.0 / lo - eps)
 
 
 def _mle_logistic(a: np.ndarray, p: np.ndarray, score: float) -> np.ndarray:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.linalg import LinAlgError, LinAlgWarning, solve
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from lab.ratings.models import (
     BAYESELO_ADVANTAGE,
@@ -379,7 +379,7 @@ def _head_to_head(real: Pool, ratings: np.ndarray, cov: np.ndarray) -> pd.DataFr
     diff = ratings[i] - ratings[j]
     sd = np.sqrt(np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        cfs = 100 * norm.cdf(diff / sd)
+        cfs = 100 * ndtr(diff / sd)
     names = np.array(real.players, dtype=object)
     return pd.DataFrame({
         "player": names[i], "opponent": names[j], "games": games.astype(int),
@@ -396,7 +396,7 @@ def _los_matrix(names: list[str], ratings: np.ndarray, cov: np.ndarray) -> pd.Da
     sd = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     diff = ratings[:, None] - ratings[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        los = norm.cdf(diff / sd)
+        los = ndtr(diff / sd)
     np.fill_diagonal(los, np.nan)
     return pd.DataFrame(los, index=names, columns=names)
 
@@ -538,7 +538,7 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
            k: float) -> RatingTable:
     n = pool.n
     cov, confidence, relative_to = errors.cov, errors.confidence, errors.relative_to
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = float(ndtri(0.5 + confidence / 2))
     sd = np.sqrt(np.maximum(np.diag(cov)[:n], 0.0))
     anchored = np.isin(np.arange(n), list(spec.fixed))
     error = np.where(anchored & (relative_to == "anchor"), np.nan, z * sd)

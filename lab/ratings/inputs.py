@@ -2,27 +2,43 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-import chess.pgn
 import pandas as pd
 
-from lab.store import DB_NAME, open_store
+from lab.ratings.pgn_headers import read_pgn_headers
+from lab.store import DB_NAME
 
 COLUMNS = ["white", "black", "result"]
 
 
 def read_pgn_results(path: str | Path) -> pd.DataFrame:
-    """White, Black and Result of every game in a PGN file (headers only: movetext is skipped)."""
-    path = Path(path)
-    rows = []
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        while (headers := chess.pgn.read_headers(handle)) is not None:
-            rows.append((headers.get("White", "?"), headers.get("Black", "?"),
-                         headers.get("Result", "*")))
+    """White, Black and Result of every game in a PGN file (tag lines only: movetext is skipped)."""
+    rows = read_pgn_headers(path)
     if not rows:
         raise ValueError(f"{path}: no PGN games found")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def read_store_results(folder: Path) -> pd.DataFrame:
+    """White, Black and Result of every game in a results folder, in finishing order, read
+    straight from SQLite without writing to the folder (it may be on a read-only disk)."""
+    path = folder / DB_NAME
+    query = "SELECT white, black, result FROM games ORDER BY seq"
+    try:
+        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+            rows = conn.execute(query).fetchall()
+    except sqlite3.OperationalError:
+        # A WAL store on a read-only disk cannot take even a read lock: read it as immutable.
+        try:
+            with sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True) as conn:
+                rows = conn.execute(query).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"{path}: not a readable results store: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{path}: not a readable results store: {exc}") from None
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -37,8 +53,7 @@ def read_results(inputs: Iterable[str | Path]) -> pd.DataFrame:
         if path.is_dir():
             if not (path / DB_NAME).is_file():
                 raise ValueError(f"{path}: a folder without {DB_NAME}, not a results folder")
-            with open_store(path) as store:
-                frame = store.games()[COLUMNS]
+            frame = read_store_results(path)
         elif path.is_file():
             frame = read_pgn_results(path)
         else:
