@@ -16,6 +16,7 @@ mover's point of view. `info string tm {json}` is our engine's telemetry line (d
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,29 +50,66 @@ def _parse_telemetry(text: str) -> tuple[dict[str, Any], str | None]:
     return value, None
 
 
-def parse_search_lines(lines: list[str], board: chess.Board, protocol: str = "uci") -> SearchInfo:
-    """Parse the lines an engine sent between `go` and its move; `board` is the root position."""
-    parsed: list[chess.engine.InfoDict] = []
-    info = SearchInfo()
-    for line in lines:
+def _telemetry_text(lines: list[str]) -> str | None:
+    """The JSON of the last `info string tm` line, if any (the last one counts)."""
+    for line in reversed(lines):
+        keyword, _, rest = line.partition(" ")
+        if keyword == "info" and rest.startswith("string "):
+            text = rest[len("string "):].strip()
+            if text.startswith("tm ") or text == "tm":
+                return text[2:].strip()
+    return None
+
+
+def _parsed_lines(lines: list[str], board: chess.Board,
+                  protocol: str) -> Iterator[chess.engine.InfoDict]:
+    """The search lines (not `info string`) parsed by python-chess, last first."""
+    for line in reversed(lines):
         if protocol == "uci":
             keyword, _, rest = line.partition(" ")
-            if keyword != "info":
-                continue
-            if rest.startswith("string "):
-                text = rest[len("string "):].strip()
-                if text.startswith("tm ") or text == "tm":
-                    info.telemetry, info.telemetry_error = _parse_telemetry(text[2:].strip())
-                continue
-            parsed.append(chess.engine._parse_uci_info(rest, board))
+            if keyword == "info" and not rest.startswith("string "):
+                yield chess.engine._parse_uci_info(rest, board)
         else:
             stripped = line.strip()
             if len(stripped.split()) >= 4 and stripped[0].isdigit():
-                parsed.append(chess.engine._parse_xboard_post(stripped, board))
-    scored = [item for item in parsed if "score" in item]
-    main = [item for item in scored if item.get("multipv", 1) == 1] or scored
-    if main:
-        best = main[-1]
+                yield chess.engine._parse_xboard_post(stripped, board)
+
+
+def parse_search_lines(lines: list[str], board: chess.Board, protocol: str = "uci") -> SearchInfo:
+    """Parse the lines an engine sent between `go` and its move; `board` is the root position.
+
+    Lines are read from the last back and parsing stops once every figure is known: usually the
+    last line has them all, and parsing (which checks each PV move) is the harness's largest cost
+    per move after the engine's own.
+    """
+    info = SearchInfo()
+    if protocol == "uci" and (text := _telemetry_text(lines)) is not None:
+        info.telemetry, info.telemetry_error = _parse_telemetry(text)
+    main: chess.engine.InfoDict | None = None
+    other: chess.engine.InfoDict | None = None
+    depth_only: int | None = None
+    wanted = {"nodes", "nps", "time"}
+    for item in _parsed_lines(lines, board, protocol):
+        if "score" in item:
+            if main is None and item.get("multipv", 1) == 1:
+                main = item
+            elif other is None:
+                other = item
+        if depth_only is None and "depth" in item:
+            depth_only = item["depth"]
+        for key in list(wanted):
+            if key in item:
+                wanted.discard(key)
+                if key == "nodes":
+                    info.nodes = item["nodes"]
+                elif key == "nps":
+                    info.nps = item["nps"]
+                else:
+                    info.reported_ms = item["time"] * 1000.0
+        if main is not None and not wanted:
+            break
+    best = main or other
+    if best is not None:
         relative = best["score"].relative
         info.score_cp = relative.score()
         info.score_mate = relative.mate()
@@ -79,13 +117,6 @@ def parse_search_lines(lines: list[str], board: chess.Board, protocol: str = "uc
         info.seldepth = best.get("seldepth")
         if best.get("pv"):
             info.pv = " ".join(move.uci() for move in best["pv"])
-    for item in parsed:
-        if not main and "depth" in item:
-            info.depth = item["depth"]
-        if "nodes" in item:
-            info.nodes = item["nodes"]
-        if "nps" in item:
-            info.nps = item["nps"]
-        if "time" in item:
-            info.reported_ms = item["time"] * 1000.0
+    else:
+        info.depth = depth_only
     return info

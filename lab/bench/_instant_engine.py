@@ -1,6 +1,8 @@
 """A minimal UCI engine that answers `go` at once with a random legal move (for harness benches).
 
-Run as `python -m lab.bench._instant_engine [--seed N]`. It spends no time searching, so whatever
+Run as `python -m lab.bench._instant_engine [--seed N] [--first-go FILE]`; with `--first-go` it
+writes the wall-clock time (`time.time()`) at which it read its first `go` to FILE, for the
+command-to-first-go figure. It spends no time searching, so whatever
 time the harness measures for its moves is pipe and harness latency. It reports, in an `info`
 line before `bestmove`, its own time from reading `go` to writing the answer (`time`, whole ms,
 and `string elapsed_us`), so measured minus reported time is the harness's share.
@@ -32,7 +34,9 @@ def _position(tokens: list[str]) -> chess.Board:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first-go", metavar="FILE", help="write the time of the first go here")
     args = parser.parse_args(argv)
+    first_go = args.first_go
     rng = random.Random(args.seed)
     board = chess.Board()
     out = sys.stdout
@@ -51,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         elif command == "position":
             board = _position(tokens[1:])
         elif command == "go":
+            if first_go is not None:
+                with open(first_go, "w") as stamp:
+                    stamp.write(repr(time.time()))
+                first_go = None
             moves = list(board.legal_moves)
             best = rng.choice(moves).uci() if moves else "(none)"
             used_us = (time.perf_counter() - started) * 1e6

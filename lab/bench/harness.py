@@ -1,6 +1,6 @@
 """`tempo bench harness`: what the harness itself costs, and how fast it plays games.
 
-Three figures (issue 6; docs/reference/harness_and_stats.md sections 3.1, 7.2 and 8):
+Five figures (issues 6 and 17; docs/reference/harness_and_stats.md sections 3.1, 7.2 and 8):
 
 1. Latency, with the instant-move engine (`lab.bench._instant_engine`) playing itself in one
    process: the harness's turnaround from a `bestmove` read to the next `go` written (median and
@@ -10,6 +10,10 @@ Three figures (issue 6; docs/reference/harness_and_stats.md sections 3.1, 7.2 an
 2. Games per hour at 10+0.1 with concurrency 2, our engine against itself (`--engine stockfish`
    for Stockfish), on `lab.runner`'s local worker pool.
 3. Time losses at 1+0.01 with concurrency = CPU cores.
+4. Milliseconds per ply, Stockfish against itself at `nodes=1` (100 games, concurrency 1), the
+   figure fastchess and cutechess are compared on: while playing (games in this process) and for
+   the whole `tempo match` command (start-up, workers, store and exports included).
+5. Command to first `go`: from starting `tempo match` to the first `go` an engine reads.
 
 Games start from the 8-ply book in experiments/books and use fishtest's adjudication
 (resign 3 moves at 600 cp, draw after move 34 for 8 moves within 20 cp; reference section 4.4).
@@ -19,7 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import sqlite3
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="games at 1+0.01, concurrency = cores (default 20; 0 skips)")
     parser.add_argument("--engine", choices=("tempo", "stockfish"), default="tempo",
                         help="the engine that plays itself in the timed games (default tempo)")
+    parser.add_argument("--ply-games", type=int, default=100,
+                        help="Stockfish nodes=1 games for the ms-per-ply figures (default 100)")
     parser.add_argument("--margin-ms", type=int, default=0,
                         help="time margin of the timed games, ms (default 0, as fastchess)")
     parser.set_defaults(func=run)
@@ -124,6 +134,46 @@ def latency_figures(games: int) -> dict[str, np.ndarray]:
             "diff": np.array(diff)}
 
 
+def ms_per_ply_playing(games: int) -> float:
+    """Stockfish against itself at nodes=1, games played in this process on one engine pool."""
+    tasks = paired_tasks("ply", engine_spec("stockfish"), "nodes=1", games)
+    plies = 0
+    with EnginePool() as pool:
+        started = time.perf_counter()
+        for task in tasks:
+            plies += len(play_game(task, pool).moves)
+        return 1000.0 * (time.perf_counter() - started) / max(plies, 1)
+
+
+def ms_per_ply_command(games: int) -> float:
+    """The same games through the whole `tempo match` command, start to exit."""
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "lab.cli", "match", "stockfish", "stockfish",
+                        "--tc", "nodes=1", "--games", str(games), "--concurrency", "1",
+                        "--out", folder], check=True, capture_output=True)
+        wall = time.perf_counter() - started
+        with sqlite3.connect(Path(folder) / "tempo.sqlite") as conn:
+            plies = conn.execute("SELECT COUNT(*) FROM moves").fetchone()[0]
+    return 1000.0 * wall / max(plies, 1)
+
+
+def command_to_first_go() -> float:
+    """Seconds from starting `tempo match` (two instant engines, one game pair) to the first
+    `go`."""
+    with tempfile.TemporaryDirectory() as folder:
+        stamp = Path(folder) / "first-go"
+        engine = Path(folder) / "instant"  # `tempo match` takes a program, not a command line
+        engine.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m "
+                          f"lab.bench._instant_engine --first-go {shlex.quote(str(stamp))}\n")
+        engine.chmod(0o755)
+        started = time.time()
+        subprocess.run([sys.executable, "-m", "lab.cli", "match", str(engine), str(engine), "--tc",
+                        "nodes=1", "--games", "2", "--out", str(Path(folder) / "out")],
+                       check=True, capture_output=True)
+        return float(stamp.read_text()) - started
+
+
 def _line(label: str, values: np.ndarray) -> str:
     return (f"  {label:<44} median {np.median(values):7.3f} ms   "
             f"p99 {np.percentile(values, 99):7.3f} ms   (n={values.size})")
@@ -138,6 +188,14 @@ def run(args: argparse.Namespace) -> int:
         print(_line("bestmove received -> next go sent", figures["turnaround"]))
         print(_line("go sent -> bestmove received (measured)", figures["measured"]))
         print(_line("measured - engine-reported time", figures["diff"]))
+    if args.ply_games > 0:
+        playing = ms_per_ply_playing(args.ply_games)
+        whole = ms_per_ply_command(args.ply_games)
+        print(f"stockfish vs itself at nodes=1, {args.ply_games} games, concurrency 1: "
+              f"{playing:.3f} ms per ply while playing, {whole:.3f} ms per ply for the whole "
+              "tempo match command (fastchess: 0.83-1.04 ms whole command on this kind of "
+              "machine)")
+        print(f"command to first go: {command_to_first_go():.3f} s")
     spec = engine_spec(args.engine)
     runs = [("10+0.1", args.games, 2), ("1+0.01", args.forfeit_games, cores)]
     for tc, games, concurrency in runs:

@@ -154,6 +154,23 @@ def test_pool_reuses_healthy_engines_and_replaces_faulted_ones(fake) -> None:
     assert all(not process.alive for process in idle)
 
 
+def test_parsing_stops_once_every_figure_is_known(monkeypatch) -> None:
+    """A long search's many info lines cost one python-chess parse when the last one has every
+    figure; the last telemetry line counts."""
+    board = chess.Board()
+    lines = [f"info depth {d} seldepth {d} score cp {d} nodes {d * 100} nps 1000 time {d} pv e2e4"
+             for d in range(1, 30)]
+    lines += ["info string tm {\"ply\": 1}", "info string tm {\"ply\": 2}"]
+    calls = []
+    real = chess.engine._parse_uci_info
+    monkeypatch.setattr(chess.engine, "_parse_uci_info",
+                        lambda text, root: calls.append(text) or real(text, root))
+    info = parse_search_lines(lines, board)
+    assert len(calls) == 1
+    assert (info.depth, info.score_cp, info.nodes, info.reported_ms) == (29, 29, 2900, 29.0)
+    assert info.telemetry == {"ply": 2}
+
+
 def test_parse_uci_lines_pick_the_last_multipv1_score_from_the_movers_view() -> None:
     board = chess.Board("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1")
     lines = [
@@ -195,6 +212,7 @@ def test_instant_engine_and_the_harness_bench(capsys) -> None:
     assert figures["turnaround"].size == figures["measured"].size - 1
     assert (figures["turnaround"] > 0).all() and float(np.median(figures["turnaround"])) < 50
     assert main(["bench", "harness", "--latency-games", "1", "--games", "0",
-                 "--forfeit-games", "0"]) == 0
+                 "--forfeit-games", "0", "--ply-games", "2"]) == 0
     out = capsys.readouterr().out
     assert "bestmove received -> next go sent" in out and "p99" in out
+    assert "ms per ply while playing" in out and "command to first go:" in out
