@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from lab.stats import NELO_PER_T, REGULARIZE_EPS, bisect_root, logistic_score, sprt_bounds
+from lab.stats import NELO_PER_T, REGULARIZE_EPS, find_root, logistic_score, sprt_bounds
 
 _PHI = NormalDist().cdf
 
@@ -152,7 +152,7 @@ def sequential_estimate(counts: Iterable[int], elo0: float, elo1: float, alpha: 
             lo, hi = max(middle - reach * delta, -1000.0), min(middle + reach * delta, 1000.0)
             f_lo, f_hi = outcome_prob(lo) - (1 - q), outcome_prob(hi) - (1 - q)
             if (f_lo > 0) != (f_hi > 0):
-                return bisect_root(lambda e: outcome_prob(e) - (1 - q), lo, hi)
+                return find_root(lambda e: outcome_prob(e) - (1 - q), lo, hi)
             if lo > -1000.0 or hi < 1000.0:
                 reach *= 2
                 continue

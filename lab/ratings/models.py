@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_expit
 
-from lab.stats import bisect_root
+from lab.stats import find_root
 
 #: Ordo's default scale: 202 rating points for a 76 % expectancy (reference §5.1).
 ORDO_SCALE = 202.0
@@ -108,7 +108,7 @@ def fit_draw_rate(f: np.ndarray, games: np.ndarray, observed: float) -> float:
     expected_max = 2.0 * float(np.sum(games * np.minimum(f, 1.0 - f)))
     if target >= expected_max:
         return 1.0
-    return bisect_root(lambda q: float(np.sum(games * draw_probability(f, q))) - target, 0.0, 1.0)
+    return find_root(lambda q: float(np.sum(games * draw_probability(f, q))) - target, 0.0, 1.0)
 
 
 class BayesEloModel:

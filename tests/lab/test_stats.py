@@ -310,3 +310,20 @@ def test_sprt_error_rates_slow(model, truth, expected) -> None:
     runs = 1000
     decisions = sprt_outcomes(p, runs, elo0, elo1, model, seed=11, batch=16)
     check_rates(decisions, expected, 0.95, runs)
+
+
+def test_find_root_brackets_and_converges() -> None:
+    from lab.stats import find_root
+
+    calls = []
+
+    def cubic(x: float) -> float:
+        calls.append(x)
+        return x**3 - 2.0
+
+    assert find_root(cubic, 0.0, 5.0) == pytest.approx(2.0 ** (1 / 3), abs=1e-11)
+    assert len(calls) < 40  # superlinear: bisection would take ~45 steps
+    assert find_root(lambda x: 1.0 - x, 0.0, 3.0) == pytest.approx(1.0, abs=1e-11)  # decreasing
+    assert find_root(lambda x: x, 0.0, 1.0) == 0.0
+    with pytest.raises(ValueError, match="no sign change"):
+        find_root(lambda x: x * x + 1.0, -1.0, 1.0)
