@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import chess
 
@@ -38,6 +39,10 @@ ENGINE_AUTHOR = "the Tempo authors"
 CPYTHON = platform.python_implementation() == "CPython"
 GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "nodes", "depth", "mate")
 GO_WORDS = (*GO_NUMBERS, "infinite", "ponder", "searchmoves")
+
+
+#: The depth searched for a `go` whose parameters cannot be used.
+FALLBACK_DEPTH = 1
 
 
 class UciError(ValueError):
@@ -97,8 +102,20 @@ def parse_factor(text: str) -> float:
     return factor
 
 
-def parse_position(args: list[str]) -> tuple[str, list[str], chess.Board]:
-    """(start FEN, moves, board) of a `position` command; UciError names what is wrong."""
+@dataclass
+class Position:
+    """A parsed `position` command: the start FEN, the legal moves played from it and the board
+    after them, and what was wrong with the rest of the move list (None when nothing was)."""
+
+    fen: str
+    moves: list[str]
+    board: chess.Board
+    error: str | None = None
+
+
+def parse_position(args: list[str]) -> Position:
+    """A `position` command; a bad start raises UciError, and an illegal move ends the move list
+    there: the position is the legal prefix (as Stockfish does) and `error` names the move."""
     if not args:
         raise UciError("position: expected startpos or fen")
     if args[0] == "startpos":
@@ -118,13 +135,15 @@ def parse_position(args: list[str]) -> tuple[str, list[str], chess.Board]:
         raise UciError(f"position: fen {fen!r} is not a legal position ({board.status()!r})")
     if rest and rest[0] != "moves":
         raise UciError(f"position: expected moves, got {rest[0]!r}")
-    moves = rest[1:]
-    for text in moves:
+    played: list[str] = []
+    for text in rest[1:]:
         try:
             board.push_uci(text)
         except ValueError:
-            raise UciError(f"position: illegal move {text!r} in {board.fen()}") from None
-    return fen, moves, board
+            return Position(fen, played, board, f"position: illegal move {text!r} in "
+                            f"{board.fen()}; the position is the one before it")
+        played.append(text)
+    return Position(fen, played, board)
 
 
 class UciEngine:
@@ -230,11 +249,14 @@ class UciEngine:
 
     def cmd_position(self, args: list[str]) -> None:
         self.finish_search()
-        fen, moves, board = parse_position(args)
+        position = parse_position(args)
+        fen, moves = position.fen, position.moves
         continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
         if not continues:
             self.manager.new_game()
-        self.start_fen, self.moves, self.board = fen, moves, board
+        self.start_fen, self.moves, self.board = fen, moves, position.board
+        if position.error is not None:
+            self.error(position.error)
 
     def cmd_setoption(self, args: list[str]) -> None:
         self.finish_search()
@@ -299,7 +321,12 @@ class UciEngine:
         if self.searching():
             raise UciError("go: a search is already running")
         self.finish_search()
-        go, searchmoves = parse_go(args, self.board)
+        try:
+            go, searchmoves = parse_go(args, self.board)
+        except UciError as error:
+            # A GUI waits for `bestmove` after any `go`: answer from a one-ply search.
+            self.error(f"{error}; searching depth {FALLBACK_DEPTH} instead")
+            go, searchmoves = GoParams(depth=FALLBACK_DEPTH), []
         self.stop_event = threading.Event()
         board = self.board.copy()
         reused = search.prepare(self.options["SearchMode"], board)

@@ -80,11 +80,35 @@ def test_malformed_input_is_answered_and_survived():
         for line in BAD_LINES:
             process.stdin.write(line + "\nisready\n")
             lines = read_until(process, "readyok")
+            if line.startswith("go"):  # a GUI waits for the move of any go, however malformed
+                if not any(out.startswith("bestmove") for out in lines):
+                    lines += read_until(process, "bestmove")
             errors = [out for out in lines if out.startswith("info string error: ")]
             assert len(errors) == 1, (line, lines)
         process.stdin.write("position startpos\ngo depth 2\n")
         lines = read_until(process, "bestmove")
         assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=10)
+
+
+def test_a_malformed_go_still_gets_a_move_and_a_bad_move_list_keeps_its_legal_prefix():
+    process = raw_engine()
+    try:
+        for go in ("go depth 0", "go nodes abc", "go movetime"):
+            process.stdin.write(f"position startpos moves e2e4\n{go}\n")
+            lines = read_until(process, "bestmove")
+            assert any(go.split()[-1] in out and "error" in out for out in lines), lines
+            assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+        process.stdin.write("position startpos moves e2e4 e7e5 g1f3 e5e4 b8c6\nd\n")
+        lines = read_until(process, "Fen:")
+        assert any("illegal move 'e5e4'" in out for out in lines)
+        after_prefix = chess.Board()
+        for move in ("e2e4", "e7e5", "g1f3"):
+            after_prefix.push_uci(move)
+        assert lines[-1].split(":", 1)[1].strip() == after_prefix.fen()
     finally:
         process.stdin.write("quit\n")
         process.communicate(timeout=10)
