@@ -55,6 +55,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 import sys
 from collections.abc import Callable
@@ -81,6 +82,8 @@ INTERPRETERS = ("pypy", "cpython")
 #: The balanced book shipped with the repository: `tempo match`'s default openings.
 DEFAULT_BOOK = Path(__file__).resolve().parents[1] / "experiments" / "books" / "openings_8ply.epd"
 SCHEDULES = ("gauntlet", "round-robin")
+#: Characters kept out of the names `tempo match` makes up (they become folder names).
+UNSAFE_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9._=+,-]+")
 SPRT_MODELS = ("normalized", "logistic")
 
 
@@ -415,11 +418,11 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         experiment.tc = engines[0].tc or ""
     else:
         experiment.tc = _check_tc(tc, source)
-    _check_structure(experiment, top)
+    _check_structure(experiment, top, overrides)
     return experiment
 
 
-def _check_structure(exp: Experiment, top: _Table) -> None:
+def _check_structure(exp: Experiment, top: _Table, overrides: Overrides | None = None) -> None:
     names = [spec.name for spec in exp.engines]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -448,6 +451,9 @@ def _check_structure(exp: Experiment, top: _Table) -> None:
     if exp.rounds is None and exp.games is None:
         exp.rounds = 1
     if exp.openings.paired and exp.games is not None and exp.games % 2:
+        if overrides is not None and overrides.games is not None:
+            raise ExperimentError(f"--games {exp.games}: must be even with paired openings "
+                                  "(each opening is played twice, colours reversed)")
         raise top.error(f"[schedule] games = {exp.games} must be even with paired openings")
     if exp.sprt is not None and exp.schedule == "gauntlet" and len(exp.challengers) != 1:
         raise top.error("[sprt] needs a gauntlet with exactly one challenger")
@@ -555,11 +561,15 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
     Without `book`, the repository's balanced 8-ply book is used when it is there (in random
     order), so that paired games do not all start from the same position.
     """
+    if paired and games % 2:
+        raise ExperimentError(f"--games {games}: must be even with paired openings (each "
+                              "opening is played twice, colours reversed)")
     tables = [engine_table(word) for word in words]
     seen: dict[str, int] = {}
     for table, word in zip(tables, words, strict=True):
         base = table.get("builtin") or Path(table["cmd"][0]).stem
         base = f"{base}-{word.partition(':')[2]}" if ":" in word else base
+        base = UNSAFE_NAME_CHARACTERS.sub("_", base)
         seen[base] = seen.get(base, 0) + 1
         table["name"] = base if seen[base] == 1 else f"{base}_{seen[base]}"
     data: dict[str, Any] = {

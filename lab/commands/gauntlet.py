@@ -15,10 +15,21 @@ from lab.experiment import ExperimentError, Overrides, load_experiment
 from lab.store import StoreError
 
 
+def positive_int(text: str) -> int:
+    """A count given on the command line: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The knobs shared by `tempo gauntlet` and `tempo match`."""
-    parser.add_argument("--concurrency", type=int, help="games at once (default: the file's, "
-                        "else the number of cores)")
+    parser.add_argument("--concurrency", type=positive_int, help="games at once (default: the "
+                        "file's, else the number of cores)")
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a different experiment already in the results folder")
@@ -33,8 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(tempo.sqlite, games.pgn, moves.csv, ratings.csv, time_usage.png). Running it again "
         "into the same folder resumes it.")
     parser.add_argument("experiment", help="the experiment TOML file")
-    parser.add_argument("--games", type=int, help="total games (replaces rounds/games)")
-    parser.add_argument("--rounds", type=int, help="rounds (replaces rounds/games)")
+    parser.add_argument("--games", type=positive_int,
+                        help="total games (replaces rounds/games)")
+    parser.add_argument("--rounds", type=positive_int, help="rounds (replaces rounds/games)")
     parser.add_argument("--tc", help="time control for every engine, e.g. 10+0.1")
     add_run_options(parser)
     parser.set_defaults(func=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lab.commands.gauntlet import add_run_options, execute
+from lab.commands.gauntlet import add_run_options, execute, positive_int
 from lab.experiment import quick_experiment
 
 
@@ -16,7 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "colon: tempo:TimeManager=fraction, 'stockfish:Skill Level=3'.")
     parser.add_argument("engines", nargs=2, metavar="ENGINE")
     parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
-    parser.add_argument("--games", type=int, default=20, help="games (default 20, even)")
+    parser.add_argument("--games", type=positive_int, default=20,
+                        help="games (default 20, even)")
     parser.add_argument("--book", help="opening book, EPD or PGN (default: the shipped "
                         "experiments/books/openings_8ply.epd, random order)")
     parser.add_argument("--name", help="experiment name (default: match-A-vs-B)")

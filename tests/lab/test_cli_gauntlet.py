@@ -101,12 +101,31 @@ def test_match_quick_form(tmp_path, capsys):
                  "--concurrency", "1", "--plain"])
     assert code == 0
     err = capsys.readouterr().err
-    assert "match-stockfish-Skill Level=1-vs-stockfish-Skill Level=0: 2 games" in err
+    # default names are folder-friendly: no spaces
+    assert "match-stockfish-Skill_Level=1-vs-stockfish-Skill_Level=0: 2 games" in err
     with open_store(out) as store:
         games = store.games()
         engines = store.engines()
     assert len(games) == 2 and set(games["white"]) == set(engines["name"])
     assert pgn_count(out / "games.pgn") == 2
+
+
+@pytest.mark.parametrize(("words", "message"), [
+    (["--concurrency", "0"], "argument --concurrency: must be at least 1, got 0"),
+    (["--games", "0"], "argument --games: must be at least 1, got 0"),
+    (["--games", "x"], "argument --games: not a whole number: 'x'"),
+])
+def test_counts_on_the_command_line_are_checked_and_named(capsys, words, message):
+    with pytest.raises(SystemExit):
+        main(["match", "stockfish", "stockfish", *words])
+    assert message in capsys.readouterr().err
+
+
+def test_an_odd_number_of_paired_games_names_the_option(tmp_path, capsys):
+    assert main(["match", "stockfish", "stockfish", "--games", "3",
+                 "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert "--games 3: must be even with paired openings" in err and "top level" not in err
 
 
 def test_match_with_a_missing_engine_fails_cleanly(tmp_path, capsys):

@@ -229,7 +229,8 @@ def test_phalanx_xboard_engine_passes_the_probe(tmp_path):
 
 def test_quick_match_words():
     exp = quick_experiment(["stockfish:Skill Level=2", "stockfish"], "1+0.01", 4)
-    assert [e.name for e in exp.engines] == ["stockfish-Skill Level=2", "stockfish"]
+    assert [e.name for e in exp.engines] == ["stockfish-Skill_Level=2", "stockfish"]
+    assert exp.name == "match-stockfish-Skill_Level=2-vs-stockfish"  # no spaces: a folder name
     assert exp.engines[0].cmd == [STOCKFISH] and exp.engines[0].options == {"Skill Level": 2}
     assert exp.games == 4 and exp.challengers == [exp.engines[0].name]
     same = quick_experiment(["tempo", "tempo"], "1+0.01", 2)
