@@ -75,7 +75,12 @@ class Progress:
     def begin(self) -> None:
         """Say what is about to run (and how much a resumed run already has)."""
         t = self.tournament
-        resumed = f", resuming with {t.resumed} done" if t.resumed else ""
+        if t.resumed >= t.total:
+            resumed = f", all {t.resumed} already played: nothing to do"
+        elif t.resumed:
+            resumed = f", resuming with {t.resumed} done"
+        else:
+            resumed = ""
         self.stream.write(f"{t.exp.name}: {t.total} games{resumed}, concurrency "
                           f"{t.exp.concurrency}, tc {t.exp.tc} -> {t.exp.out}\n")
         self.stream.flush()

@@ -188,9 +188,10 @@ class Store:
         row = self.conn.execute("SELECT name, identity FROM experiment WHERE id = 1").fetchone()
         if row is not None and row[1] != ident:
             if not overwrite:
+                changed = "; ".join(differences(json.loads(row[1]), json.loads(ident))[:5])
                 raise StoreError(
-                    f"{self.path} holds another experiment ({row[0]!r}) with different settings; "
-                    "use another output folder or --overwrite to replace it"
+                    f"{self.path} holds another experiment ({row[0]!r}) whose settings differ "
+                    f"({changed}); use another output folder or --overwrite to replace it"
                 )
             self.clear()
             row = None
@@ -345,6 +346,21 @@ def _expand_json(frame: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
         {prefix + key: [item.get(key) for item in parsed] for key in keys}, index=frame.index
     )
     return pd.concat([frame, extra], axis=1) if keys else frame
+
+
+def differences(stored: Any, given: Any, path: str = "") -> list[str]:
+    """Where two experiment identities differ, as `key: stored -> given` (dotted keys, list
+    positions in brackets), so a refused results folder says which setting changed."""
+    if isinstance(stored, dict) and isinstance(given, dict):
+        found = []
+        for key in sorted(set(stored) | set(given)):
+            where = f"{path}.{key}" if path else str(key)
+            found += differences(stored.get(key), given.get(key), where)
+        return found
+    if isinstance(stored, list) and isinstance(given, list) and len(stored) == len(given):
+        return [item for k, (a, b) in enumerate(zip(stored, given))
+                for item in differences(a, b, f"{path}[{k}]")]
+    return [] if stored == given else [f"{path or 'experiment'}: {stored!r} -> {given!r}"]
 
 
 def open_store(folder: str | Path) -> Store:

@@ -70,11 +70,14 @@ def test_gauntlet_runs_resumes_and_refuses_another_experiment(tmp_path, capsys):
     with open_store(out) as store:
         assert first_two < store.finished_ids() and store.game_count() == 4
     assert pgn_count(out / "games.pgn") == 4
+    assert main(["gauntlet", str(path), "--out", str(out), "--games", "4", "--plain"]) == 0
+    assert "all 4 already played: nothing to do" in capsys.readouterr().err
 
     # another experiment (a different option) into the same folder is refused, nothing changes
     other = write(tmp_path, skill=3)
     assert main(["gauntlet", str(other), "--out", str(out), "--plain"]) == 2
-    assert "holds another experiment" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "holds another experiment" in err and "options.Skill Level: 1 -> 3" in err
     with open_store(out) as store:
         assert store.game_count() == 4
     assert main(["gauntlet", str(other), "--out", str(out), "--overwrite", "--plain"]) == 0

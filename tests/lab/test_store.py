@@ -108,8 +108,9 @@ def test_a_different_experiment_is_refused_unless_overwrite(tmp_path):
         store.add_game(record())
         assert store.bind_experiment("x", dict(ident), {"games": 20}) is True
         assert store.experiment() == {"games": 20}
-        with pytest.raises(StoreError, match="holds another experiment"):
+        with pytest.raises(StoreError, match="holds another experiment") as refused:
             store.bind_experiment("x", {**ident, "tc": "5+0.05"}, {})
+        assert "tc: '10+0.1' -> '5+0.05'" in str(refused.value)
         assert store.game_count() == 1
         store.bind_experiment("x", {**ident, "tc": "5+0.05"}, {"games": 4}, overwrite=True)
         assert store.game_count() == 0 and store.experiment() == {"games": 4}
