@@ -132,9 +132,12 @@ def _plain(value: Any) -> Any:
 class Store:
     """An open results store (use `open_store`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = path
         self._lock: Any = None
+        if readonly:
+            self.conn = _connect_readonly(path)
+            return
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
@@ -297,6 +300,12 @@ class Store:
         frame = pd.read_sql_query(query + " ORDER BY seq", self.conn, params=params)
         return _expand_json(frame, "worker", "worker_")
 
+    def results(self) -> pd.DataFrame:
+        """White, Black and Result of every game in finishing order: what a rating fit needs,
+        without the other columns."""
+        rows = self.conn.execute("SELECT white, black, result FROM games ORDER BY seq").fetchall()
+        return pd.DataFrame(rows, columns=["white", "black", "result"])
+
     def moves(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per engine move (games in finishing order), telemetry as `tm_<key>` columns."""
         columns = ", ".join(("g." if c in ("white", "black") else "m.") + c for c in MOVE_COLUMNS)
@@ -361,6 +370,32 @@ def differences(stored: Any, given: Any, path: str = "") -> list[str]:
         return [item for k, (a, b) in enumerate(zip(stored, given))
                 for item in differences(a, b, f"{path}[{k}]")]
     return [] if stored == given else [f"{path or 'experiment'}: {stored!r} -> {given!r}"]
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that writes nothing: `mode=ro`, or, where even a read lock cannot be taken
+    (a WAL store on a read-only disk has no `-shm` file to map), `immutable=1`."""
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        conn.close()
+        conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+def read_store(folder: str | Path) -> Store:
+    """Open the existing store in `folder` for reading only: nothing in the folder is created or
+    written, so analysis works on a read-only disk and never turns a folder into a store."""
+    path = Path(folder) / DB_NAME
+    if not path.is_file():
+        raise StoreError(f"{folder}: no {DB_NAME} here, not a results folder")
+    try:
+        return Store(path, readonly=True)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a readable results store: {exc}") from None
 
 
 def open_store(folder: str | Path) -> Store:

@@ -54,6 +54,10 @@ def _run(plot: Callable[[argparse.Namespace], Path]) -> Callable[[argparse.Names
         except (PlotError, ValueError) as exc:
             print(f"tempo plot {args.kind}: {exc}", file=sys.stderr)
             return 1
+        except OSError as exc:
+            print(f"tempo plot {args.kind}: cannot write {exc.filename or args.out}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(path)
         return 0
 
@@ -67,12 +71,12 @@ def _read(folder: Path, moves: bool = True) -> tuple[pd.DataFrame, pd.DataFrame,
     """
     import pandas as pd
 
-    from lab.store import DB_NAME, StoreError, open_store
+    from lab.store import DB_NAME, StoreError, read_store
 
     if not (folder / DB_NAME).is_file():
         raise PlotError(f"no results store in {folder} (expected {folder / DB_NAME})")
     try:
-        with open_store(folder) as store:
+        with read_store(folder) as store:
             games = store.games()
             frame = store.moves() if moves else pd.DataFrame()
             config = store.experiment() or {}

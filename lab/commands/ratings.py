@@ -147,5 +147,10 @@ def run(args: argparse.Namespace) -> int:
         print("\nHead to head:")
         print(table.head_to_head.round(1).to_string(index=False))
     if args.csv:
-        table.to_csv(args.csv)
+        try:
+            table.to_csv(args.csv)
+        except OSError as exc:
+            print(f"tempo ratings: cannot write {args.csv}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
     return 0

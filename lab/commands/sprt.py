@@ -70,12 +70,12 @@ def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> Fol
     (and with it pandas) is loaded only here, so counts given on the command line stay fast."""
     from lab.stats import pair_scores, pentanomial, player_scores
     from lab.stats import trinomial as wdl
-    from lab.store import DB_NAME, StoreError, open_store
+    from lab.store import DB_NAME, StoreError, read_store
 
     if not (folder / DB_NAME).is_file():
         raise ValueError(f"{folder}: no {DB_NAME} here, not a results folder")
     try:
-        with open_store(folder) as store:
+        with read_store(folder) as store:
             games = store.games()
             config = store.experiment() or {}
     except StoreError as exc:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from lab.ratings.pgn_headers import read_pgn_headers
-from lab.store import DB_NAME
+from lab.store import DB_NAME, read_store
 
 COLUMNS = ["white", "black", "result"]
 
@@ -19,26 +18,6 @@ def read_pgn_results(path: str | Path) -> pd.DataFrame:
     rows = read_pgn_headers(path)
     if not rows:
         raise ValueError(f"{path}: no PGN games found")
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def read_store_results(folder: Path) -> pd.DataFrame:
-    """White, Black and Result of every game in a results folder, in finishing order, read
-    straight from SQLite without writing to the folder (it may be on a read-only disk)."""
-    path = folder / DB_NAME
-    query = "SELECT white, black, result FROM games ORDER BY seq"
-    try:
-        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
-            rows = conn.execute(query).fetchall()
-    except sqlite3.OperationalError:
-        # A WAL store on a read-only disk cannot take even a read lock: read it as immutable.
-        try:
-            with sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True) as conn:
-                rows = conn.execute(query).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{path}: not a readable results store: {exc}") from None
-    except sqlite3.DatabaseError as exc:
-        raise ValueError(f"{path}: not a readable results store: {exc}") from None
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -53,7 +32,8 @@ def read_results(inputs: Iterable[str | Path]) -> pd.DataFrame:
         if path.is_dir():
             if not (path / DB_NAME).is_file():
                 raise ValueError(f"{path}: a folder without {DB_NAME}, not a results folder")
-            frame = read_store_results(path)
+            with read_store(path) as store:
+                frame = store.results()
         elif path.is_file():
             frame = read_pgn_results(path)
         else:
