@@ -54,7 +54,7 @@ def running_score(games: pd.DataFrame, challenger: str) -> pd.DataFrame:
             "game": np.arange(1, len(scores) + 1),
             "opponent": opponent.astype(str).to_numpy(),
             "points": scores.to_numpy(),
-            "score": [e.score for e in running],
+            "score": scores.expanding().mean().to_numpy(),
             "score_lower": [logistic_score(e.lower) for e in running],
             "score_upper": [logistic_score(e.upper) for e in running],
             "elo": [e.elo for e in running],
