@@ -65,7 +65,8 @@ from typing import Any
 
 import tomllib
 
-from lab.backends.config import BackendError, DaskSettings
+from lab.backends.settings import BackendError, DaskSettings
+from lab.engine_process import EngineError, probe_engine
 from lab.openings import BookError, Opening, book_format, load_book, order_book
 from lab.records import Adjudication, EngineSpec
 from timecontrol.control import TimeControlError, parse_time_control
@@ -498,8 +499,6 @@ def probe_engines(exp: Experiment, probe: Callable[[EngineSpec], Any] | None = N
     failed or timed-out handshake, unknown option, XBoard engine without `setboard`) and are
     raised again as `ExperimentError` naming the experiment file.
     """
-    from lab.engine_process import EngineError, probe_engine
-
     identities = {}
     for spec in exp.engines:
         try:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
-if TYPE_CHECKING:
-    from lab.records import GameRecord
-    from lab.runner import Tournament
+from lab.records import GameRecord
+from lab.tournament import Tournament
 
 
 def elo_text(tournament: Tournament, player: str) -> str:

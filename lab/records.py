@@ -127,3 +127,20 @@ class GameRecord:
     black_tc: str = ""
     final_fen: str = ""
     illegal_move: str | None = None
+
+    def summary(self) -> GameSummary:
+        """Who played, and how the game ended (what standings count)."""
+        return GameSummary(self.white, self.black, self.result, self.termination, self.reason,
+                           self.pair_id)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A finished game as standings see it: players, result, how it ended, its opening pair."""
+
+    white: str
+    black: str
+    result: str
+    termination: str
+    reason: str
+    pair_id: str | None = None

@@ -24,7 +24,7 @@ from typing import Any
 import chess
 import pandas as pd
 
-from lab.records import GameRecord
+from lab.records import GameRecord, GameSummary
 
 DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
@@ -299,6 +299,14 @@ class Store:
         query, params = _only(query, "game_id", game_ids)
         frame = pd.read_sql_query(query + " ORDER BY seq", self.conn, params=params)
         return _expand_json(frame, "worker", "worker_")
+
+    def summaries(self, game_ids: Iterable[str]) -> list[GameSummary]:
+        """Players, result, termination, reason and pair of the stored games among `game_ids`,
+        in finishing order (what a resumed tournament counts)."""
+        wanted = set(game_ids)
+        rows = self.conn.execute("SELECT game_id, white, black, result, termination, reason, "
+                                 "pair_id FROM games ORDER BY seq").fetchall()
+        return [GameSummary(*row[1:]) for row in rows if row[0] in wanted]
 
     def results(self) -> pd.DataFrame:
         """White, Black and Result of every game in finishing order: what a rating fit needs,

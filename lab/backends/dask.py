@@ -1,16 +1,17 @@
 """Playing a `Tournament` on a Dask cluster: one game per task, results stream back to the store.
 
-`run_dask` has `lab.runner.run_local`'s contract. It connects to the scheduler in the settings
-(or starts a `LocalCluster` bound to 127.0.0.1), registers the run's `EngineHost` plugin, and
-sends a probe task pinned to each worker: if any engine does not start on any worker, it raises
-`WorkerEngineError` naming the worker and the engine before any game is submitted. Then it keeps
-as many games in flight as the cluster has worker threads (a LocalCluster: `concurrency`
-one-thread workers) and hands each finished game to the tournament, which alone writes the store
-(idempotent by game id). A game whose worker died is rerun by the scheduler; one that still
-fails (`KilledWorker`, an exception) is given back to the tournament and submitted again under a
-new key, until `MAX_WORKER_CRASHES` failures stop the run as locally. When the tournament stops
-(SPRT decision, repeated engine faults) the outstanding games are cancelled; a game already
-running on a worker finishes there and is dropped.
+`run_dask` has `lab.backends.local.run_local`'s contract. It connects to the scheduler in the
+settings (or starts a `LocalCluster` bound to 127.0.0.1), registers the run's `EngineHost`
+plugin, and sends a probe task pinned to each worker: if any engine does not start on any worker,
+it raises `WorkerEngineError` naming the worker and the engine before any game is submitted.
+Then it keeps as many games in flight as the cluster has worker threads (a LocalCluster:
+`concurrency` one-thread workers) and hands each finished game to the tournament, which alone
+writes the store (idempotent by game id). A game whose worker died is rerun by the scheduler;
+one that still fails (`KilledWorker`, an exception) is given back to the tournament and
+submitted again under a new key, until the tournament's crash policy (`Tournament.worker_failed`,
+the same as locally) stops the run. When the tournament stops (SPRT decision, repeated engine
+faults) the outstanding games are cancelled; a game already running on a worker finishes there
+and is dropped.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from distributed import Client, Future, LocalCluster, Security, as_completed
 
-from lab.backends.config import BackendError, DaskSettings, exposure_warning
+from lab.backends.settings import BackendError, DaskSettings, exposure_warning
 from lab.backends.worker import (
     EngineHost,
     WorkerEngineError,
@@ -35,7 +36,7 @@ from lab.backends.worker import (
     refusal,
 )
 from lab.records import EngineSpec, GameRecord, GameTask
-from lab.runner import MAX_WORKER_CRASHES, Tournament
+from lab.tournament import Tournament
 
 #: How long to wait for the scheduler to answer and for a first worker to join.
 CONNECT_TIMEOUT_S = 30.0
@@ -167,7 +168,6 @@ def _play(client: Client, tournament: Tournament,
     running: dict[str, tuple[Future, GameTask]] = {}
     attempts: Counter[str] = Counter()
     completed = as_completed(loop=client.loop)
-    failures = 0
     try:
         while not tournament.finished:
             if tournament.stop_reason is not None:
@@ -193,15 +193,13 @@ def _play(client: Client, tournament: Tournament,
                     if tournament.record(record) and on_game is not None:
                         on_game(record)
                     continue
-                tournament.give_back(task)
                 error = future.exception() if future.status == "error" else None
                 if isinstance(error, WorkerEngineError):
+                    tournament.give_back(task)
                     tournament.stop(str(error), failed=True)
                     continue
-                failures += 1
-                if failures >= MAX_WORKER_CRASHES:
-                    tournament.stop(f"games on Dask failed {failures} times; last: game "
-                                    f"{task.game_id}: {error!r}", failed=True)
+                tournament.worker_failed(task, lambda n, task=task, error=error: (
+                    f"games on Dask failed {n} times; last: game {task.game_id}: {error!r}"))
     finally:
         if running:
             client.cancel([future for future, _ in running.values()])

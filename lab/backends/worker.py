@@ -25,8 +25,8 @@ from typing import Any
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from lab.backends.config import BackendError
 from lab.backends.scaling import FACTOR_VARIABLE, FactorError, read_factor, scale_task
+from lab.backends.settings import BackendError
 from lab.engine_process import EngineError, EnginePool, probe_engine
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord, GameTask

@@ -8,7 +8,7 @@ Five figures (issues 6 and 17; docs/reference/harness_and_stats.md sections 3.1,
    time. For the timed games the engine's own account is both its last `info ... time` (which
    an engine may send well before it stops) and, for our engine, the telemetry's `used_ms`.
 2. Games per hour at 10+0.1 with concurrency 2, our engine against itself (`--engine stockfish`
-   for Stockfish), on `lab.runner`'s local worker pool.
+   for Stockfish), on the local backend's worker pool.
 3. Time losses at 1+0.01 with concurrency = CPU cores.
 4. Milliseconds per ply, Stockfish against itself at `nodes=1` (100 games, concurrency 1), the
    figure fastchess and cutechess are compared on: while playing (games in this process) and for
@@ -34,6 +34,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
+from lab.backends.local import LocalPool
 from lab.engine_process import EnginePool
 from lab.game import play_game
 from lab.openings import read_epd
@@ -90,9 +91,7 @@ def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int,
 
 
 def play_concurrently(tasks: list[GameTask], concurrency: int) -> tuple[list[GameRecord], float]:
-    """Play `tasks` on `lab.runner`'s local worker pool; the records and the wall time (s)."""
-    from lab.runner import LocalPool
-
+    """Play `tasks` on the local backend's worker pool; the records and the wall time (s)."""
     pool = LocalPool(concurrency)
     pending, records = list(tasks), []
     started = time.monotonic()

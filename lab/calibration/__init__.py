@@ -1,9 +1,10 @@
 """Elo calibration: measure what each level plays like against anchors, correct the table.
 
-`config` (the calibration file), `anchors` (who plays whom), `run` (stages through the harness,
-the fit, rounds), `correct` (the monotone correction), `criteria` (reference §5 pass/fail),
-`tables` (EloTable and level-map CSV), `probe` (our engine's parameters, table loading),
-`plot` and `report`.
+`config` (the calibration file), `anchors` (who plays whom), `measure` (one round's stages
+through the harness and their fit), `run` (rounds: measure, judge, correct), `outcome` (what the
+rounds measured), `correct` (the monotone correction), `criteria` (docs/reference/elo_limit.md §5
+pass/fail), `tables` (EloTable and level-map CSV, the round and final tables), `probe` (our
+engine's parameters, table loading), `plot` and `report` (rendering only).
 """
 
 from lab.calibration.config import Calibration, CalibrationError, load_calibration

@@ -1,4 +1,4 @@
-"""A calibration's report: the final table, the plot, and `report.md` with every figure judged.
+"""A calibration's report: the plot, `report.md` with every figure judged, and its CSV summaries.
 
 The report states the scale first (anchors and their ratings, time control, openings, fit), as
 docs/reference/elo_limit.md §5 asks, then per round: each level's nominal and measured Elo with its
@@ -13,15 +13,14 @@ import os
 import platform
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from lab.calibration.config import Calibration
+from lab.calibration.criteria import head_to_head
+from lab.calibration.outcome import CalibrationOutcome, RoundResult, extrapolated_targets
 from lab.calibration.plot import plot_calibration
-
-if TYPE_CHECKING:
-    from lab.calibration.config import Calibration
-    from lab.calibration.run import CalibrationOutcome, RoundResult
+from lab.calibration.tables import param_columns
 
 REPORT_NAME = "report.md"
 PLOT_NAME = "calibration.png"
@@ -54,8 +53,6 @@ def round_label(result: RoundResult) -> str:
 
 
 def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
-    from lab.calibration.run import param_columns
-
     columns = param_columns(cal, result.params)[:4]
     head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -78,8 +75,6 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
 
 def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     """The §5 (D) head-to-head cross-check for adjacent levels that played each other."""
-    from lab.calibration.criteria import head_to_head
-
     h2h = result.ratings.head_to_head.set_index(["player", "opponent"])
     lines = []
     for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
@@ -100,8 +95,6 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
 def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                 ) -> str:
     """The whole report as Markdown."""
-    from lab.calibration.run import extrapolated_targets
-
     book = cal.openings.get("file", "the start position")
     anchors = "; ".join(f"{a.name} = {a.rating:g} ({a.table.get('options', {})})"
                         for a in cal.anchors)
@@ -166,36 +159,10 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
     return "\n".join(lines) + "\n"
 
 
-def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
-                  ) -> list[Path]:
-    """Write the final table, the plot and the report into the calibration's folder."""
-    from lab.calibration.run import (
-        LEVEL_MAP_NAME,
-        TABLE_NAME,
-        extrapolated_targets,
-        write_round_table,
-    )
-
-    last = outcome.rounds[-1]
-    name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
-    if not outcome.passed and last.correction is None:
-        outcome.final = None
-    elif outcome.passed and last.table_played is not None:
-        text = Path(last.table_played).read_text(encoding="utf-8")
-        outcome.final = cal.out / name
-        outcome.final.write_text(f"# measured in round {last.number} and passing the criteria\n"
-                                 + text, encoding="utf-8")
-    else:
-        if outcome.passed:
-            rows, what = last.params, "measured and passing the criteria"
-        else:
-            assert last.correction is not None
-            rows, what = last.correction.rows, "corrected from the last round, not yet measured"
-        outside = [e for e in extrapolated_targets(cal, last.correction)
-                   if e in rows] if last.correction is not None else []
-        notes = [f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the anchors' "
-                 "range ± 200 (reference §5 G), not measured on their scale"] if outside else []
-        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what, notes)
+def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
+                 ) -> list[Path]:
+    """Write the plot, the report and the levels and anchors CSVs into the calibration's folder
+    (after `tables.write_final_table`, whose result the report names)."""
     rounds = [(round_label(r), r.measured) for r in outcome.rounds]
     plot = plot_calibration(rounds, [(a.name, a.rating) for a in cal.anchors],
                             cal.out / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")
@@ -205,5 +172,4 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
     summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
     pd.DataFrame([(a.name, a.rating) for a in cal.anchors], columns=["name", "rating"]).to_csv(
         cal.out / ANCHORS_NAME, index=False)
-    files = [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]
-    return [outcome.final, *files] if outcome.final is not None else files
+    return [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]

@@ -5,7 +5,8 @@ itself: it never imports the engine): `#` comment lines for provenance, then the
 NPS,MoveError,BlunderError,BlunderPer128` and optional knowledge columns named after the
 evaluation terms, one row per level with strictly increasing Elo in 600..2600, integers for the
 five required columns and fractions in 0..1 for knowledge. A level map (any other engine) is
-`Elo,<option>`: the option value that plays at each Elo.
+`Elo,<option>`: the option value that plays at each Elo. A calibration writes one such table per
+corrected round and the final one (`write_round_table`, `write_final_table`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
+
+from lab.calibration.config import Calibration
+from lab.calibration.outcome import CalibrationOutcome, extrapolated_targets
+
+TABLE_NAME = "elo_table.csv"
+LEVEL_MAP_NAME = "level_map.csv"
 
 #: The engine table's required integer columns, in order.
 INT_COLUMNS = ("NPS", "MoveError", "BlunderError", "BlunderPer128")
@@ -90,3 +97,58 @@ def write_level_map(path: str | Path, option: str, rows: Mapping[int, float],
             value = rows[elo]
             writer.writerow([elo, int(round(value)) if math.isfinite(value) else ""])
     return path
+
+
+def param_columns(cal: Calibration, params: dict[int, dict[str, float]]) -> list[str]:
+    """The columns a correction interpolates: the table's, or the level option."""
+    if not cal.uses_table:
+        return [cal.level_option]
+    first = next(iter(params.values()))
+    return [*INT_COLUMNS, *(c for c in KNOWLEDGE_COLUMNS if c in first)]
+
+
+def _provenance(cal: Calibration, number: int, what: str) -> list[str]:
+    anchors = ", ".join(f"{a.name}={a.rating:g}" for a in cal.anchors)
+    return [
+        f"Tempo calibration '{cal.name}', round {number}: {what}",
+        f"scale: anchors {anchors}; tc {cal.tc}; Ordo logistic fit, anchors fixed",
+    ]
+
+
+def write_round_table(cal: Calibration, number: int, rows: dict[int, dict[str, float]],
+                      path: Path, what: str, left_out: Sequence[str] = ()) -> Path:
+    """Write a round's table (our engine: EloTable CSV; others: level map)."""
+    comments = _provenance(cal, number, what) + list(left_out)
+    if cal.uses_table:
+        return write_elo_table(path, rows, comments)
+    return write_level_map(path, cal.level_option,
+                           {e: r[cal.level_option] for e, r in rows.items()}, comments)
+
+
+def write_final_table(cal: Calibration, outcome: CalibrationOutcome) -> Path | None:
+    """Write the table a calibration ends with into its folder and set `outcome.final` to it.
+
+    The table measured in the last round when it passed, else the last round's correction (not
+    yet measured); None when the last round neither passed nor could be corrected.
+    """
+    last = outcome.rounds[-1]
+    name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
+    if not outcome.passed and last.correction is None:
+        outcome.final = None
+    elif outcome.passed and last.table_played is not None:
+        text = Path(last.table_played).read_text(encoding="utf-8")
+        outcome.final = cal.out / name
+        outcome.final.write_text(f"# measured in round {last.number} and passing the criteria\n"
+                                 + text, encoding="utf-8")
+    else:
+        if outcome.passed:
+            rows, what = last.params, "measured and passing the criteria"
+        else:
+            assert last.correction is not None
+            rows, what = last.correction.rows, "corrected from the last round, not yet measured"
+        outside = [e for e in extrapolated_targets(cal, last.correction)
+                   if e in rows] if last.correction is not None else []
+        notes = [f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the anchors' "
+                 "range ± 200 (reference §5 G), not measured on their scale"] if outside else []
+        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what, notes)
+    return outcome.final

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lab.backends.config import (
+from lab.backends.settings import (
     BackendError,
     add_backend_arguments,
-    choose_backend,
     settings_from_args,
 )
 from lab.experiment import ExperimentError, Overrides, load_experiment
@@ -58,7 +57,7 @@ def execute(load, args: argparse.Namespace) -> int:
     2: the experiment is invalid or the folder holds another one (nothing written);
     1: stopped because an engine or worker kept failing; 0: done or stopped by the SPRT.
     """
-    from lab.runner import run_experiment
+    from lab.runner import choose_backend, run_experiment
 
     try:
         experiment = load()

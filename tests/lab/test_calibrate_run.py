@@ -235,7 +235,8 @@ def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
 
 def test_rows_outside_the_anchor_range_are_marked_extrapolated(tmp_path):
     from lab.calibration.correct import Correction
-    from lab.calibration.run import extrapolated_targets, write_round_table
+    from lab.calibration.outcome import extrapolated_targets
+    from lab.calibration.tables import write_round_table
 
     cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))  # 1320..1742
     correction = Correction(rows={e: {"UCI_Elo": float(e)} for e in (1000, 1120, 1500, 1942,

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lab.backends.config import (
+from lab.backends.settings import (
     BackendError,
     DaskSettings,
     add_backend_arguments,
-    choose_backend,
     exposure_warning,
     is_loopback,
     settings_from_args,
@@ -129,7 +128,8 @@ def test_plain_tcp_off_loopback_warns(pem: Path) -> None:
 
 def test_choose_backend() -> None:
     from lab.backends.dask import run_dask
-    from lab.runner import run_local
+    from lab.backends.local import run_local
+    from lab.runner import choose_backend
 
     assert choose_backend(None) is run_local
     backend = choose_backend(DaskSettings(n_workers=2))

@@ -12,12 +12,14 @@ import chess.pgn
 import pytest
 
 from lab import stats
+from lab.backends.local import run_local
 from lab.experiment import BookConfig, Experiment, SprtConfig, load_book_for
 from lab.records import Adjudication, EngineSpec, GameRecord
-from lab.runner import Tournament, faulty_engine, run_experiment, run_local
+from lab.runner import run_experiment
 from lab.schedule import build_schedule
 from lab.sprt_estimate import sequential_estimate
 from lab.store import open_store
+from lab.tournament import Tournament, faulty_engine
 
 STOCKFISH = "/usr/games/stockfish"
 FAKES = Path(__file__).parent / "fakes"

@@ -2,8 +2,8 @@
 
 No Dask import here, so experiments load and the CLI parses without the optional extra. The
 settings say where the Dask scheduler is (None: the lab starts a `LocalCluster` on loopback) and
-which TLS files to use; `choose_backend` turns them into the `backend` callable that
-`lab.runner.run_experiment` takes.
+which TLS files to use; `lab.runner.choose_backend` turns them into the backend that plays the
+games. Nothing of the run is imported here.
 
 The table (every key optional)::
 
@@ -19,10 +19,8 @@ The table (every key optional)::
 from __future__ import annotations
 
 import argparse
-import functools
 import ipaddress
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,18 +202,3 @@ def settings_from_args(args: argparse.Namespace,
         raise BackendError(f"command line: {option} needs --backend dask")
     table["kind"] = kind or "dask"
     return DaskSettings.from_table(table, "command line")
-
-
-def choose_backend(settings: DaskSettings | None) -> Callable[..., Any]:
-    """`run_experiment`'s backend: the local pool for None, else Dask with these settings."""
-    if settings is None:
-        from lab.runner import run_local
-
-        return run_local
-    try:
-        from lab.backends.dask import run_dask
-    except ImportError as exc:
-        raise BackendError(f"the Dask backend needs the optional extra: pip install "
-                           f"'tempo-lab[dask]' ({exc})") from None
-    return functools.partial(run_dask, settings=settings)
-

@@ -1,0 +1,58 @@
+"""What a calibration measured: each round's result and the outcome of the whole calibration.
+
+Plain records shared by the run (which fills them), the table writer and the report (which read
+them), so that none of those imports another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from lab.calibration.config import Calibration
+from lab.calibration.correct import Correction
+from lab.calibration.criteria import Verdict
+from lab.ratings import RatingTable
+
+
+@dataclass
+class RoundResult:
+    """One measured round: what each level played with, what it measured, the verdict, and the
+    corrected table written for the next round (None when the round passed)."""
+
+    number: int
+    folder: Path
+    levels: list[int]
+    params: dict[int, dict[str, float]]
+    table_played: Path | None
+    measured: pd.DataFrame
+    ratings: RatingTable
+    verdict: Verdict
+    correction: Correction | None = None
+    corrected: Path | None = None
+
+
+@dataclass
+class CalibrationOutcome:
+    """All rounds, the table to use, and whether it was measured to pass."""
+
+    rounds: list[RoundResult] = field(default_factory=list)
+    final: Path | None = None
+    passed: bool = False
+    problem: str = ""
+    files: list[Path] = field(default_factory=list)
+
+
+def anchor_range(cal: Calibration) -> tuple[float, float]:
+    """The lowest and the highest anchor rating."""
+    values = [a.rating for a in cal.anchors]
+    return min(values), max(values)
+
+
+def extrapolated_targets(cal: Calibration, correction: Correction) -> list[int]:
+    """Rows of a correction whose target lies outside the anchors' range ± the margin."""
+    low, high = anchor_range(cal)
+    margin = cal.thresholds.anchor_margin
+    return [t for t in sorted(correction.rows) if not low - margin <= t <= high + margin]
