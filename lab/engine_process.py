@@ -30,6 +30,7 @@ import signal
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import chess
@@ -141,11 +142,23 @@ _PROTOCOLS: dict[str, type[_TimedProtocol]] = {
     "uci": TimedUciProtocol, "xboard": TimedXBoardProtocol}
 
 
+class SearchStatus(StrEnum):
+    """How one search ended, seen from the harness."""
+
+    OK = "ok"  # a legal move (the clock then judges its time)
+    LATE = "late"  # no move by the deadline, one after `stop`
+    RESIGNED = "resigned"  # an XBoard engine resigned
+    ILLEGAL = "illegal"  # an illegal, malformed or missing move
+    CRASHED = "crashed"  # the process died or closed its pipes
+    ERROR = "error"  # the engine broke the protocol
+    STALLED = "stalled"  # no answer, not even after `stop` (killed)
+
+
 @dataclass
 class SearchOutcome:
     """How one search ended. `move_text` is what the engine sent as its move, legal or not."""
 
-    status: str
+    status: SearchStatus
     move: chess.Move | None = None
     move_text: str | None = None
     elapsed_ms: float | None = None
@@ -319,7 +332,7 @@ class EngineProcess:
                 await asyncio.wait({timing.answered}, timeout=stop_grace_s)
                 if not timing.answered.done():
                     return await self._stalled(timing, "no move by the deadline nor after stop")
-                return SearchOutcome("late", move_text=self._move_text(timing),
+                return SearchOutcome(SearchStatus.LATE, move_text=self._move_text(timing),
                                      elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                                      detail="moved only after stop")
             await asyncio.wait({play}, timeout=ready_timeout_s)
@@ -329,17 +342,18 @@ class EngineProcess:
                 return self._failed(play, timing)
             result = play.result()
             if result.resigned:
-                return SearchOutcome("resigned", elapsed_ms=timing.elapsed_ms, lines=timing.lines)
+                return SearchOutcome(SearchStatus.RESIGNED, elapsed_ms=timing.elapsed_ms,
+                                     lines=timing.lines)
             if result.move is None:
-                return SearchOutcome("illegal", move_text=self._move_text(timing),
+                return SearchOutcome(SearchStatus.ILLEGAL, move_text=self._move_text(timing),
                                      elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                                      detail="no move")
             if not board.is_legal(result.move):
                 # python-chess parses `0000` as the null move, which is never a legal answer.
-                return SearchOutcome("illegal", move_text=self._move_text(timing),
+                return SearchOutcome(SearchStatus.ILLEGAL, move_text=self._move_text(timing),
                                      elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                                      detail="not a legal move")
-            return SearchOutcome("ok", move=result.move, move_text=result.move.uci(),
+            return SearchOutcome(SearchStatus.OK, move=result.move, move_text=result.move.uci(),
                                  elapsed_ms=timing.elapsed_ms, lines=timing.lines)
         finally:
             self.protocol.timing = None
@@ -357,20 +371,20 @@ class EngineProcess:
         err = play.exception()
         if isinstance(err, chess.engine.EngineTerminatedError) or not self.alive:
             self.faulted = True
-            return SearchOutcome("crashed", elapsed_ms=timing.elapsed_ms, lines=timing.lines,
-                                 detail=str(err))
+            return SearchOutcome(SearchStatus.CRASHED, elapsed_ms=timing.elapsed_ms,
+                                 lines=timing.lines, detail=str(err))
         if timing.answer_line is not None:
-            return SearchOutcome("illegal", move_text=self._move_text(timing),
+            return SearchOutcome(SearchStatus.ILLEGAL, move_text=self._move_text(timing),
                                  elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                                  detail=str(err))
         self.faulted = True
-        return SearchOutcome("error", elapsed_ms=timing.elapsed_ms, lines=timing.lines,
+        return SearchOutcome(SearchStatus.ERROR, elapsed_ms=timing.elapsed_ms, lines=timing.lines,
                              detail=str(err))
 
     async def _stalled(self, timing: MoveTiming, detail: str) -> SearchOutcome:
         self.faulted = True
         await self.kill()
-        return SearchOutcome("stalled", lines=timing.lines, detail=detail)
+        return SearchOutcome(SearchStatus.STALLED, lines=timing.lines, detail=detail)
 
     async def end_game(self, board: chess.Board, result: str, reason: str,
                        timeout_s: float) -> None:

@@ -35,13 +35,20 @@ import os
 import socket
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 import chess
 import chess.engine
 
 from lab.adjudication import Adjudicator
-from lab.engine_process import EngineError, EnginePool, EngineProcess, SearchOutcome
-from lab.records import GameRecord, GameTask, MoveRecord
+from lab.engine_process import (
+    EngineError,
+    EnginePool,
+    EngineProcess,
+    SearchOutcome,
+    SearchStatus,
+)
+from lab.records import GameRecord, GameTask, MoveRecord, Outcome, Termination
 from lab.search_info import parse_search_lines
 from timecontrol.clock import Clock, go_params
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
@@ -107,25 +114,35 @@ def side_control(task: GameTask, color: chess.Color) -> TimeControl:
     return control
 
 
-def natural_end(board: chess.Board) -> tuple[str, str] | None:
+class NaturalEnd(NamedTuple):
+    """The end of a game by the rules of chess: its result and the reason in words."""
+
+    result: str
+    reason: str
+
+    def outcome(self) -> Outcome:
+        return Outcome(self.result, Termination.NORMAL, self.reason)
+
+
+def natural_end(board: chess.Board) -> NaturalEnd | None:
     """The result and reason when the rules end the game in `board`, else None."""
     outcome = board.outcome(claim_draw=False)
     if outcome is None:
         if board.is_repetition(3):
-            return "1/2-1/2", "Draw by 3-fold repetition"
+            return NaturalEnd("1/2-1/2", "Draw by 3-fold repetition")
         if board.is_fifty_moves():
-            return "1/2-1/2", "Draw by fifty moves rule"
+            return NaturalEnd("1/2-1/2", "Draw by fifty moves rule")
         return None
     termination = outcome.termination
     if termination == chess.Termination.CHECKMATE:
-        return outcome.result(), f"{COLOR_NAMES[not board.turn]} mates"
+        return NaturalEnd(outcome.result(), f"{COLOR_NAMES[not board.turn]} mates")
     reasons = {
         chess.Termination.STALEMATE: "Draw by stalemate",
         chess.Termination.INSUFFICIENT_MATERIAL: "Draw by insufficient mating material",
         chess.Termination.FIVEFOLD_REPETITION: "Draw by 3-fold repetition",
         chess.Termination.SEVENTYFIVE_MOVES: "Draw by fifty moves rule",
     }
-    return outcome.result(), reasons.get(termination, termination.name.lower())
+    return NaturalEnd(outcome.result(), reasons.get(termination, termination.name.lower()))
 
 
 def limit_for(go: GoParams) -> chess.engine.Limit:
@@ -160,15 +177,16 @@ class _Game:
         self.token = object()
         self.record = GameRecord(
             game_id=task.game_id, white=task.white.name, black=task.black.name, result="*",
-            termination="", reason="", opening_fen=task.opening_fen,
+            termination=Termination.NORMAL, reason="", opening_fen=task.opening_fen,
             opening_moves=list(task.opening_moves), started_at=_now(), tc=task.tc,
             round=task.round, pair_id=task.pair_id,
             worker={"host": socket.gethostname(), "pid": os.getpid()},
             white_tc=str(self.controls[chess.WHITE]), black_tc=str(self.controls[chess.BLACK]))
 
-    def finish(self, result: str, termination: str, reason: str) -> GameRecord:
+    def finish(self, outcome: Outcome) -> GameRecord:
         record = self.record
-        record.result, record.termination, record.reason = result, termination, reason
+        record.result, record.termination, record.reason = (outcome.result, outcome.termination,
+                                                             outcome.reason)
         record.final_fen = self.board.fen()
         record.finished_at = _now()
         return record
@@ -180,8 +198,8 @@ class _Game:
                 try:
                     self.engines[color] = await self.pool.acquire(spec)
                 except EngineError as err:
-                    return self.finish(_loss_for(color), "abandoned",
-                                       f"{COLOR_NAMES[color]} failed to start: {err}")
+                    return self.finish(Outcome(_loss_for(color), Termination.ABANDONED,
+                                               f"{COLOR_NAMES[color]} failed to start: {err}"))
                 identity = self.engines[color].identity
                 self.record.worker[f"{COLOR_NAMES[color].lower()}_id"] = identity.name
             return await self._moves()
@@ -217,8 +235,8 @@ class _Game:
             verdict = self._fault(color, clock, outcome)
             if verdict is not None:
                 # Whatever it did (but resign), the next game gets a fresh process.
-                engine.faulted = outcome.status != "resigned"
-                return self.finish(*verdict)
+                engine.faulted = outcome.status != SearchStatus.RESIGNED
+                return self.finish(verdict)
             assert outcome.move is not None and outcome.elapsed_ms is not None
             info = parse_search_lines(outcome.lines, board, engine.spec.protocol)
             if info.telemetry_error:
@@ -244,30 +262,35 @@ class _Game:
                 color, info.score_cp, info.score_mate, plies=len(board.move_stack),
                 irreversible=board.halfmove_clock == 0)
             if adjudged is not None:
-                return self.finish(adjudged.result, "adjudication", adjudged.reason)
-        return self.finish(ended[0], "normal", ended[1])
+                return self.finish(Outcome(adjudged.result, Termination.ADJUDICATION,
+                                           adjudged.reason))
+        return self.finish(ended.outcome())
 
-    def _fault(self, color: chess.Color, clock: Clock,
-               outcome: SearchOutcome) -> tuple[str, str, str] | None:
-        """The (result, termination, reason) when the search did not give a legal move in time;
-        a legal move in time is charged to the clock and gives None."""
+    def _fault(self, color: chess.Color, clock: Clock, outcome: SearchOutcome) -> Outcome | None:
+        """How the game ends when the search did not give a legal move in time; a legal move in
+        time is charged to the clock and gives None."""
         name, loss = COLOR_NAMES[color], _loss_for(color)
         status = outcome.status
-        if status == "resigned":
-            return loss, "normal", f"{name} resigns"
-        if status == "crashed":
-            return loss, "abandoned", f"{name} disconnected"
-        if status == "error":
-            return loss, "abandoned", f"{name} broke the protocol: {outcome.detail}"
-        if status == "stalled" or (status == "late" and clock.remaining_ms is None):
-            return loss, "stalled connection", f"{name}'s connection stalled"
-        if status == "illegal":
+        if status == SearchStatus.RESIGNED:
+            return Outcome(loss, Termination.NORMAL, f"{name} resigns")
+        if status == SearchStatus.CRASHED:
+            return Outcome(loss, Termination.ABANDONED, f"{name} disconnected")
+        if status == SearchStatus.ERROR:
+            return Outcome(loss, Termination.ABANDONED,
+                           f"{name} broke the protocol: {outcome.detail}")
+        if status == SearchStatus.STALLED or (status == SearchStatus.LATE
+                                              and clock.remaining_ms is None):
+            return Outcome(loss, Termination.STALLED_CONNECTION, f"{name}'s connection stalled")
+        if status == SearchStatus.ILLEGAL:
             self.record.illegal_move = outcome.move_text
-            return loss, "rules infraction", f"illegal move {outcome.move_text} by {name}"
+            return Outcome(loss, Termination.RULES_INFRACTION,
+                           f"illegal move {outcome.move_text} by {name}")
         assert outcome.elapsed_ms is not None
-        if not clock.charge(round(outcome.elapsed_ms), self.task.margin_ms) or status == "late":
+        if (not clock.charge(round(outcome.elapsed_ms), self.task.margin_ms)
+                or status == SearchStatus.LATE):
             overrun = clock.overrun_ms if clock.flagged else round(outcome.elapsed_ms)
-            return loss, "time forfeit", f"{name} loses on time ({overrun} ms overrun)"
+            return Outcome(loss, Termination.TIME_FORFEIT,
+                           f"{name} loses on time ({overrun} ms overrun)")
         return None
 
 

@@ -8,7 +8,34 @@ writes a finished `GameRecord` in one transaction; exports, ratings and plots re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
+
+
+class Termination(StrEnum):
+    """How a game ended, as PGN's Termination tag says it (the values are what the store and PGN
+    hold, so old results folders read the same)."""
+
+    NORMAL = "normal"
+    TIME_FORFEIT = "time forfeit"
+    ADJUDICATION = "adjudication"
+    RULES_INFRACTION = "rules infraction"
+    ABANDONED = "abandoned"
+    STALLED_CONNECTION = "stalled connection"
+
+    @property
+    def is_fault(self) -> bool:
+        """True when an engine failed (crashed, hung) rather than lost a game of chess."""
+        return self in (Termination.ABANDONED, Termination.STALLED_CONNECTION)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the PGN result, the termination and the reason in words."""
+
+    result: str
+    termination: Termination
+    reason: str
 
 
 @dataclass
@@ -100,8 +127,7 @@ class MoveRecord:
 class GameRecord:
     """A finished game: result, how it ended, and every move made.
 
-    `termination` uses PGN's Termination values (`normal`, `time forfeit`, `adjudication`,
-    `rules infraction`, `abandoned`, `stalled connection`); `reason` says it in words
+    `termination` is a `Termination` (PGN's Termination values); `reason` says it in words
     ("White mates", "Black's connection stalled", "illegal move e2e5 by White").
     `white_tc`/`black_tc` are each side's time control (they differ under time odds), `final_fen`
     the last position, and `illegal_move` the text of an illegal or malformed move that ended the
@@ -112,7 +138,7 @@ class GameRecord:
     white: str
     black: str
     result: str
-    termination: str
+    termination: Termination
     reason: str
     opening_fen: str
     opening_moves: list[str] = field(default_factory=list)
@@ -127,6 +153,14 @@ class GameRecord:
     black_tc: str = ""
     final_fen: str = ""
     illegal_move: str | None = None
+
+    def __post_init__(self) -> None:
+        self.termination = Termination(self.termination)
+
+    @property
+    def outcome(self) -> Outcome:
+        """Result, termination and reason as one value."""
+        return Outcome(self.result, self.termination, self.reason)
 
     def summary(self) -> GameSummary:
         """Who played, and how the game ended (what standings count)."""

@@ -18,12 +18,10 @@ from typing import Any, Protocol
 
 from lab import stats
 from lab.experiment import Experiment
-from lab.records import GameRecord, GameSummary, GameTask
+from lab.records import GameRecord, GameSummary, GameTask, Termination
 from lab.sprt_estimate import SequentialEstimate, sequential_estimate
 from lab.store import Store
 
-#: Terminations that mean an engine failed (crash, hang), not that it lost a game of chess.
-FAULTS = ("abandoned", "stalled connection")
 #: An engine failing this many of its games in a row stops the run.
 MAX_CONSECUTIVE_FAULTS = 3
 #: Games failing to be played (a worker dying, an error outside the game) this many times stops
@@ -72,7 +70,7 @@ def player_score(record: GameRecord | GameSummary, player: str) -> float | None:
 
 def faulty_engine(record: GameRecord) -> str | None:
     """The engine whose failure ended the game (the loser of a fault termination), else None."""
-    if record.termination not in FAULTS:
+    if not record.termination.is_fault:
         return None
     if record.result == "1-0":
         return record.black
@@ -177,7 +175,7 @@ class Tournament:
                 standing.wins += 1
             elif score == 0.0:
                 standing.losses += 1
-                if record.termination == "time forfeit":
+                if record.termination == Termination.TIME_FORFEIT:
                     standing.forfeits += 1
             else:
                 standing.draws += 1

@@ -38,7 +38,7 @@ from lab.backends.local import LocalPool
 from lab.engine_process import EnginePool
 from lab.game import play_game
 from lab.openings import read_epd
-from lab.records import Adjudication, EngineSpec, GameRecord, GameTask
+from lab.records import Adjudication, EngineSpec, GameRecord, GameTask, Termination
 
 BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
 FISHTEST_ADJUDICATION = Adjudication(draw_move_number=34, draw_move_count=8, draw_score_cp=20,
@@ -202,11 +202,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         tasks = paired_tasks(f"bench-{tc}", spec, tc, games, args.margin_ms)
         records, wall = play_concurrently(tasks, concurrency)
-        forfeits = sum(record.termination == "time forfeit" for record in records)
+        forfeits = sum(record.termination == Termination.TIME_FORFEIT for record in records)
         overruns = [record.reason.rsplit("(", 1)[-1].split()[0] for record in records
-                    if record.termination == "time forfeit"]
-        others = sorted({record.termination for record in records} - {"normal", "adjudication",
-                                                                       "time forfeit"})
+                    if record.termination == Termination.TIME_FORFEIT]
+        others = sorted({str(record.termination) for record in records} - {
+            Termination.NORMAL, Termination.ADJUDICATION, Termination.TIME_FORFEIT})
         moves = [move for record in records for move in record.moves]
         diff = np.array([m.elapsed_ms - m.reported_ms for m in moves if m.reported_ms is not None])
         used = np.array([m.elapsed_ms - m.telemetry["used_ms"] for m in moves
