@@ -6,6 +6,11 @@ finished game) and `moves` (one row per engine move, telemetry as JSON expanded 
 columns on reading). A finished game goes in with its moves in ONE transaction, and a game id
 already present is never written again, so a resumed run neither loses nor duplicates games.
 
+Each table's columns are declared once (`Table`): its CREATE, its insert by column name and the
+frames read from it follow that declaration. `PRAGMA user_version` holds the schema version:
+a folder written before it was kept (0) has the same tables and is taken as it is, one written by
+a later Tempo is refused with a message saying so.
+
 Durability: WAL journal with `synchronous=FULL`; a process killed at any instant (SIGKILL) leaves
 either the whole game or nothing, and readers (notebooks, exports) can read while a run writes.
 """
@@ -16,7 +21,7 @@ import fcntl
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,76 +34,104 @@ from lab.records import GameRecord, GameSummary
 DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS experiment (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    name TEXT NOT NULL,
-    identity TEXT NOT NULL,
-    config TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS engines (
-    name TEXT PRIMARY KEY,
-    cmd TEXT,
-    protocol TEXT,
-    options TEXT,
-    binary TEXT,
-    id_name TEXT,
-    author TEXT,
-    version TEXT,
-    identity TEXT,
-    probed_at TEXT
-);
-CREATE TABLE IF NOT EXISTS games (
-    game_id TEXT PRIMARY KEY,
-    seq INTEGER NOT NULL,
-    round INTEGER,
-    pair_id TEXT,
-    white TEXT NOT NULL,
-    black TEXT NOT NULL,
-    result TEXT NOT NULL,
-    termination TEXT,
-    reason TEXT,
-    tc TEXT,
-    opening_fen TEXT,
-    opening_moves TEXT,
-    started_at TEXT,
-    finished_at TEXT,
-    plies INTEGER,
-    white_tc TEXT,
-    black_tc TEXT,
-    final_fen TEXT,
-    illegal_move TEXT,
-    worker TEXT
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id TEXT NOT NULL REFERENCES games(game_id),
-    ply INTEGER NOT NULL,
-    side TEXT NOT NULL,
-    engine TEXT NOT NULL,
-    move TEXT NOT NULL,
-    san TEXT,
-    elapsed_ms REAL,
-    clock_before_ms REAL,
-    clock_after_ms REAL,
-    reported_ms REAL,
-    depth INTEGER,
-    seldepth INTEGER,
-    score_cp INTEGER,
-    score_mate INTEGER,
-    nodes INTEGER,
-    nps INTEGER,
-    pv TEXT,
-    turnaround_ms REAL,
-    telemetry TEXT,
-    PRIMARY KEY (game_id, ply)
-);
-"""
+#: The store's schema version, kept in `PRAGMA user_version`. 0 is a folder written before the
+#: version was kept (the same tables as version 1); a folder of a later version is refused.
+SCHEMA_VERSION = 1
 
-GAME_COLUMNS = ["game_id", "round", "pair_id", "white", "black", "result", "termination",
-                "reason", "tc", "opening_fen", "opening_moves", "started_at", "finished_at",
-                "plies", "white_tc", "black_tc", "final_fen", "illegal_move"]
+
+@dataclass(frozen=True)
+class Table:
+    """One table: its columns (name, SQL type and constraints) declared once, in stored order,
+    from which its CREATE and its insert by column name are made."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    constraints: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.columns]
+
+    def create(self) -> str:
+        lines = [f"{name} {sql}" for name, sql in self.columns] + list(self.constraints)
+        return f"CREATE TABLE IF NOT EXISTS {self.name} (\n    " + ",\n    ".join(lines) + "\n);"
+
+    def insert(self, verb: str = "INSERT") -> str:
+        """`verb INTO table (columns) VALUES (:column, ...)`: rows are dicts by column name."""
+        return (f"{verb} INTO {self.name} ({', '.join(self.names)}) "
+                f"VALUES ({', '.join(':' + name for name in self.names)})")
+
+
+EXPERIMENT = Table("experiment", (
+    ("id", "INTEGER PRIMARY KEY CHECK (id = 1)"),
+    ("name", "TEXT NOT NULL"),
+    ("identity", "TEXT NOT NULL"),
+    ("config", "TEXT NOT NULL"),
+    ("created_at", "TEXT NOT NULL"),
+    ("updated_at", "TEXT NOT NULL"),
+))
+ENGINES = Table("engines", (
+    ("name", "TEXT PRIMARY KEY"),
+    ("cmd", "TEXT"),
+    ("protocol", "TEXT"),
+    ("options", "TEXT"),
+    ("binary", "TEXT"),
+    ("id_name", "TEXT"),
+    ("author", "TEXT"),
+    ("version", "TEXT"),
+    ("identity", "TEXT"),
+    ("probed_at", "TEXT"),
+))
+GAMES = Table("games", (
+    ("game_id", "TEXT PRIMARY KEY"),
+    ("seq", "INTEGER NOT NULL"),
+    ("round", "INTEGER"),
+    ("pair_id", "TEXT"),
+    ("white", "TEXT NOT NULL"),
+    ("black", "TEXT NOT NULL"),
+    ("result", "TEXT NOT NULL"),
+    ("termination", "TEXT"),
+    ("reason", "TEXT"),
+    ("tc", "TEXT"),
+    ("opening_fen", "TEXT"),
+    ("opening_moves", "TEXT"),
+    ("started_at", "TEXT"),
+    ("finished_at", "TEXT"),
+    ("plies", "INTEGER"),
+    ("white_tc", "TEXT"),
+    ("black_tc", "TEXT"),
+    ("final_fen", "TEXT"),
+    ("illegal_move", "TEXT"),
+    ("worker", "TEXT"),
+))
+MOVES = Table("moves", (
+    ("game_id", "TEXT NOT NULL REFERENCES games(game_id)"),
+    ("ply", "INTEGER NOT NULL"),
+    ("side", "TEXT NOT NULL"),
+    ("engine", "TEXT NOT NULL"),
+    ("move", "TEXT NOT NULL"),
+    ("san", "TEXT"),
+    ("elapsed_ms", "REAL"),
+    ("clock_before_ms", "REAL"),
+    ("clock_after_ms", "REAL"),
+    ("reported_ms", "REAL"),
+    ("depth", "INTEGER"),
+    ("seldepth", "INTEGER"),
+    ("score_cp", "INTEGER"),
+    ("score_mate", "INTEGER"),
+    ("nodes", "INTEGER"),
+    ("nps", "INTEGER"),
+    ("pv", "TEXT"),
+    ("turnaround_ms", "REAL"),
+    ("telemetry", "TEXT"),
+), ("PRIMARY KEY (game_id, ply)",))
+TABLES = (EXPERIMENT, ENGINES, GAMES, MOVES)
+
+#: The games frame's columns (`Store.games`): every stored column but the finishing order and
+#: the worker JSON, which is expanded into `worker_<key>` columns after them.
+GAME_COLUMNS = [name for name in GAMES.names if name not in ("seq", "worker")]
+#: The moves frame's columns (`Store.moves`, and so moves.csv), in their order: each move with
+#: its game's players; the telemetry JSON is expanded into `tm_<key>` columns after them.
 MOVE_COLUMNS = ["game_id", "white", "black", "side", "engine", "ply", "move", "san",
                 "elapsed_ms", "clock_before_ms", "clock_after_ms", "reported_ms", "depth",
                 "seldepth", "score_cp", "score_mate", "nodes", "nps", "pv", "turnaround_ms"]
@@ -137,12 +170,24 @@ class Store:
         self._lock: Any = None
         if readonly:
             self.conn = _connect_readonly(path)
+            try:
+                self.version = _check_version(self.conn, path)
+            except StoreError:
+                self.conn.close()
+                raise
             return
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        try:
+            self.version = _check_version(self.conn, path)
+        except StoreError:
+            self.conn.close()
+            raise
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.execute("PRAGMA foreign_keys=ON")
-        self.conn.executescript(_SCHEMA)
+        self.conn.executescript("\n".join(table.create() for table in TABLES))
+        if self.version < SCHEMA_VERSION:  # a new store, or one written before versions
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         """Close the connection (the data is already committed) and any run lock."""
@@ -202,10 +247,9 @@ class Store:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             if row is None:
-                self.conn.execute(
-                    "INSERT INTO experiment VALUES (1, ?, ?, ?, ?, ?)",
-                    (name, ident, _canonical(config), now, now),
-                )
+                self.conn.execute(EXPERIMENT.insert(), {
+                    "id": 1, "name": name, "identity": ident, "config": _canonical(config),
+                    "created_at": now, "updated_at": now})
             else:
                 self.conn.execute(
                     "UPDATE experiment SET config = ?, updated_at = ? WHERE id = 1",
@@ -220,8 +264,8 @@ class Store:
     def clear(self) -> None:
         """Delete every experiment, engine, game and move (for an overwrite)."""
         self.conn.execute("BEGIN IMMEDIATE")
-        for table in ("moves", "games", "engines", "experiment"):
-            self.conn.execute(f"DELETE FROM {table}")
+        for table in reversed(TABLES):
+            self.conn.execute(f"DELETE FROM {table.name}")
         self.conn.execute("COMMIT")
 
     def save_engines(self, specs: Iterable[Any], identities: dict[str, Any]) -> None:
@@ -231,13 +275,13 @@ class Store:
         try:
             for spec in specs:
                 ident = _plain(identities.get(spec.name))
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO engines VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (spec.name, json.dumps(spec.cmd), spec.protocol,
-                     _canonical(spec.options), ident.get("path") or ident.get("binary"),
-                     ident.get("name"), ident.get("author"), ident.get("version"),
-                     _canonical(ident), now),
-                )
+                self.conn.execute(ENGINES.insert("INSERT OR REPLACE"), {
+                    "name": spec.name, "cmd": json.dumps(spec.cmd), "protocol": spec.protocol,
+                    "options": _canonical(spec.options),
+                    "binary": ident.get("path") or ident.get("binary"),
+                    "id_name": ident.get("name"), "author": ident.get("author"),
+                    "version": ident.get("version"), "identity": _canonical(ident),
+                    "probed_at": now})
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -255,7 +299,7 @@ class Store:
         Each move's side and mover are found by replaying the game from its opening, so the
         store never holds a move that is illegal in its position.
         """
-        rows = list(_move_rows(record))
+        rows = move_rows(record)
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             exists = self.conn.execute(
@@ -265,19 +309,8 @@ class Store:
                 self.conn.execute("ROLLBACK")
                 return False
             seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0]
-            self.conn.execute(
-                f"INSERT INTO games VALUES ({', '.join('?' * 20)})",
-                (record.game_id, seq, record.round, record.pair_id, record.white, record.black,
-                 record.result, record.termination, record.reason, record.tc,
-                 record.opening_fen, " ".join(record.opening_moves), record.started_at,
-                 record.finished_at, len(record.moves), record.white_tc or record.tc,
-                 record.black_tc or record.tc, record.final_fen, record.illegal_move,
-                 _canonical(record.worker)),
-            )
-            self.conn.executemany(
-                f"INSERT INTO moves VALUES ({', '.join('?' * 19)})",
-                rows,
-            )
+            self.conn.execute(GAMES.insert(), game_row(record, seq))
+            self.conn.executemany(MOVES.insert(), rows)
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -333,10 +366,29 @@ def _only(query: str, column: str, game_ids: Iterable[str] | None) -> tuple[str,
     return f"{query} WHERE {column} IN ({', '.join('?' * len(ids))})", ids
 
 
-def _move_rows(record: GameRecord) -> Iterable[tuple]:
+def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
+    """A finished game as its `games` row (by column name); `seq` is its finishing order.
+
+    A side without a time control of its own played the game's."""
+    return {
+        "game_id": record.game_id, "seq": seq, "round": record.round, "pair_id": record.pair_id,
+        "white": record.white, "black": record.black, "result": record.result,
+        "termination": str(record.termination), "reason": record.reason, "tc": record.tc,
+        "opening_fen": record.opening_fen, "opening_moves": " ".join(record.opening_moves),
+        "started_at": record.started_at, "finished_at": record.finished_at,
+        "plies": len(record.moves), "white_tc": record.white_tc or record.tc,
+        "black_tc": record.black_tc or record.tc, "final_fen": record.final_fen,
+        "illegal_move": record.illegal_move, "worker": _canonical(record.worker),
+    }
+
+
+def move_rows(record: GameRecord) -> list[dict[str, Any]]:
+    """A finished game's `moves` rows (by column name), each move's side and mover found by
+    replaying the game from its opening; `ValueError` for a move illegal in its position."""
     board = chess.Board(record.opening_fen)
     for uci in record.opening_moves:
         board.push_uci(uci)
+    rows = []
     for move in record.moves:
         white = board.turn == chess.WHITE
         parsed = chess.Move.from_uci(move.move)
@@ -344,13 +396,17 @@ def _move_rows(record: GameRecord) -> Iterable[tuple]:
             raise ValueError(f"game {record.game_id}: ply {move.ply}: {move.move} is illegal "
                              f"in {board.fen()}")
         board.push(parsed)
-        yield (
-            record.game_id, move.ply, "white" if white else "black",
-            record.white if white else record.black, move.move, move.san, move.elapsed_ms,
-            move.clock_before_ms, move.clock_after_ms, move.reported_ms, move.depth,
-            move.seldepth, move.score_cp, move.score_mate, move.nodes, move.nps, move.pv,
-            move.turnaround_ms, json.dumps(move.telemetry) if move.telemetry else None,
-        )
+        rows.append({
+            "game_id": record.game_id, "ply": move.ply, "side": "white" if white else "black",
+            "engine": record.white if white else record.black, "move": move.move,
+            "san": move.san, "elapsed_ms": move.elapsed_ms,
+            "clock_before_ms": move.clock_before_ms, "clock_after_ms": move.clock_after_ms,
+            "reported_ms": move.reported_ms, "depth": move.depth, "seldepth": move.seldepth,
+            "score_cp": move.score_cp, "score_mate": move.score_mate, "nodes": move.nodes,
+            "nps": move.nps, "pv": move.pv, "turnaround_ms": move.turnaround_ms,
+            "telemetry": json.dumps(move.telemetry) if move.telemetry else None,
+        })
+    return rows
 
 
 def _expand_json(frame: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
@@ -378,6 +434,16 @@ def differences(stored: Any, given: Any, path: str = "") -> list[str]:
         return [item for k, (a, b) in enumerate(zip(stored, given))
                 for item in differences(a, b, f"{path}[{k}]")]
     return [] if stored == given else [f"{path or 'experiment'}: {stored!r} -> {given!r}"]
+
+
+def _check_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The store's schema version; `StoreError` for one written by a later Tempo."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{path}: written by a newer Tempo (store schema version {version}; "
+                         f"this one knows versions up to {SCHEMA_VERSION}): upgrade Tempo to "
+                         "read or resume it")
+    return version
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
