@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
 import pandas as pd
 
-from lab.store import Store
+from lab.records import GameRecord
+from lab.store import Store, game_row, move_rows
 
 
 class _CutechessExporter(chess.pgn.StringExporter):
@@ -63,7 +65,7 @@ def time_text(elapsed_ms: float) -> str:
     return f"{seconds:.0f}s"
 
 
-def move_comment(row: pd.Series) -> str:
+def move_comment(row: Mapping[str, Any]) -> str:
     """The cutechess move comment `+0.35/12 0.512s` (score and depth only when reported)."""
     score = score_text(row.get("score_cp"), row.get("score_mate"))
     time = time_text(row["elapsed_ms"]) if _present(row.get("elapsed_ms")) else None
@@ -72,9 +74,10 @@ def move_comment(row: pd.Series) -> str:
     return " ".join(part for part in (score, time) if part)
 
 
-def game_pgn(game: pd.Series, moves: pd.DataFrame, event: str = "Tempo",
+def game_pgn(game: Mapping[str, Any], moves: Sequence[Mapping[str, Any]], event: str = "Tempo",
              site: str = "Tempo lab") -> chess.pgn.Game:
-    """One stored game (a `Store.games()` row and its `Store.moves()` rows) as a PGN game."""
+    """One game as a PGN game: its `games` row and its `moves` rows in ply order, as read from
+    the store (`Store.games()`, `Store.moves()`) or made from a record (`store.game_row`)."""
     pgn = chess.pgn.Game()
     board = chess.Board(game["opening_fen"])
     started = str(game.get("started_at") or "")
@@ -94,7 +97,7 @@ def game_pgn(game: pd.Series, moves: pd.DataFrame, event: str = "Tempo",
     book = str(game.get("opening_moves") or "").split()
     for uci in book:
         node = node.add_main_variation(chess.Move.from_uci(uci), comment="book")
-    for _, row in moves.sort_values("ply").iterrows():
+    for row in moves:
         node = node.add_main_variation(chess.Move.from_uci(row["move"]),
                                        comment=move_comment(row))
     ending = [str(game.get("reason") or "")]
@@ -117,25 +120,35 @@ def game_pgn(game: pd.Series, moves: pd.DataFrame, event: str = "Tempo",
     return pgn
 
 
+def _pgn(game: Mapping[str, Any], moves: Sequence[Mapping[str, Any]], event: str) -> str:
+    pgn = game_pgn(game, moves, event)
+    return pgn.accept(_CutechessExporter(headers=True, variations=False, comments=True))
+
+
 def pgn_text(games: pd.DataFrame, moves: pd.DataFrame, event: str = "Tempo") -> Iterable[str]:
     """Each game's PGN text, in the games frame's order."""
     by_game = {gid: frame for gid, frame in moves.groupby("game_id", sort=False)}
     empty = moves.iloc[0:0]
     for _, game in games.iterrows():
-        pgn = game_pgn(game, by_game.get(game["game_id"], empty), event)
-        yield pgn.accept(_CutechessExporter(headers=True, variations=False, comments=True))
+        rows = by_game.get(game["game_id"], empty).sort_values("ply")
+        yield _pgn(game, [row for _, row in rows.iterrows()], event)
 
 
-def _replace(path: Path, write) -> Path:
+def record_pgn_text(record: GameRecord, event: str = "Tempo") -> str:
+    """A finished game's PGN text from its record, as `pgn_text` writes it once it is stored."""
+    return _pgn(game_row(record, 0), move_rows(record), event)
+
+
+def _replace(path: Path, write: Callable[[Path], Any]) -> Path:
     tmp = path.with_name(path.name + ".tmp")
     write(tmp)
     os.replace(tmp, path)
     return path
 
 
-def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
-    """Write every stored game, in the order they finished, to `path` (replaced atomically)."""
-    games, moves = store.games(), store.moves()
+def write_games_pgn(path: str | Path, games: pd.DataFrame, moves: pd.DataFrame,
+                    event: str = "Tempo") -> Path:
+    """Write the games of the frames, in their order, to `path` (replaced atomically)."""
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8") as out:
@@ -145,12 +158,16 @@ def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
     return _replace(Path(path), write)
 
 
-def append_pgn(store: Store, path: str | Path, game_id: str, event: str = "Tempo") -> None:
-    """Append one stored game to a PGN file (a live copy; `write_pgn` rewrites it whole)."""
-    games, moves = store.games([game_id]), store.moves([game_id])
+def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
+    """Write every stored game, in the order they finished, to `path` (replaced atomically)."""
+    return write_games_pgn(path, store.games(), store.moves(), event)
+
+
+def append_pgn(path: str | Path, record: GameRecord, event: str = "Tempo") -> None:
+    """Append a game just stored, from its record, to a PGN file (a live copy; `write_pgn`
+    rewrites it whole from the store)."""
     with open(path, "a", encoding="utf-8") as out:
-        for text in pgn_text(games, moves, event):
-            out.write(text + "\n\n")
+        out.write(record_pgn_text(record, event) + "\n\n")
 
 
 def has_parquet() -> bool:
@@ -158,12 +175,16 @@ def has_parquet() -> bool:
     return importlib.util.find_spec("pyarrow") is not None
 
 
-def write_moves(store: Store, folder: str | Path) -> list[Path]:
-    """The per-move table as `moves.csv`, and `moves.parquet` when pyarrow is there."""
+def write_moves_table(folder: str | Path, moves: pd.DataFrame) -> list[Path]:
+    """The per-move frame as `moves.csv`, and `moves.parquet` when pyarrow is there."""
     folder = Path(folder)
-    moves = store.moves()
     written = [_replace(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
     if has_parquet():
         written.append(_replace(folder / "moves.parquet",
                                 lambda tmp: moves.to_parquet(tmp, index=False)))
     return written
+
+
+def write_moves(store: Store, folder: str | Path) -> list[Path]:
+    """The store's per-move table as `moves.csv`, and `moves.parquet` when pyarrow is there."""
+    return write_moves_table(folder, store.moves())

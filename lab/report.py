@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.export import write_moves, write_pgn
+from lab.export import write_games_pgn, write_moves_table
+from lab.plots.time_usage import plot_time_usage
+from lab.ratings import DisconnectedPoolError, fit_ratings
 from lab.store import Store
 
 PGN_NAME = "games.pgn"
@@ -29,15 +31,13 @@ class Report:
 
 
 def write_report(store: Store, folder: str | Path, event: str) -> Report:
-    """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot."""
-    from lab.plots.time_usage import plot_time_usage
-    from lab.ratings import DisconnectedPoolError, fit_ratings
-
+    """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot, reading
+    the store's games and moves once."""
     folder = Path(folder)
     report = Report()
-    report.files.append(write_pgn(store, folder / PGN_NAME, event))
-    report.files += write_moves(store, folder)
-    games = store.games()
+    games, moves = store.games(), store.moves()
+    report.files.append(write_games_pgn(folder / PGN_NAME, games, moves, event))
+    report.files += write_moves_table(folder, moves)
     decided = games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
     if decided.empty:
         return report
@@ -49,7 +49,6 @@ def write_report(store: Store, folder: str | Path, event: str) -> Report:
         table.to_csv(folder / RATINGS_NAME)
         report.files.append(folder / RATINGS_NAME)
         report.ratings = str(table)
-    moves = store.moves()
     if not moves.empty:
         try:
             report.files.append(plot_time_usage(moves, games, folder / TIME_PLOT_NAME))

@@ -71,7 +71,7 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
         pgn = write_pgn(store, exp.out / PGN_NAME, exp.name)
 
         def on_game(record: GameRecord) -> None:
-            append_pgn(store, pgn, record.game_id, exp.name)
+            append_pgn(pgn, record, exp.name)
             progress.game(record)
 
         tournament.observe(on_game)

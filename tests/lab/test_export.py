@@ -12,6 +12,8 @@ import pytest
 from lab.export import (
     has_parquet,
     move_comment,
+    pgn_text,
+    record_pgn_text,
     score_text,
     time_text,
     write_moves,
@@ -149,3 +151,10 @@ def test_report_writes_pgn_and_moves_even_when_the_rating_fit_cannot(tmp_path):
     assert bool(report.ratings) != bool(report.notes)
     if report.ratings:
         assert (tmp_path / "ratings.csv").exists() and "A" in report.ratings
+
+
+@pytest.mark.parametrize("record", [FOOLS, ODDS], ids=["book-mate", "setup-odds-forfeit"])
+def test_the_live_pgn_of_a_record_is_the_pgn_of_the_stored_game(store, record):
+    stored = list(pgn_text(store.games([record.game_id]), store.moves([record.game_id]), "e"))
+    assert [record_pgn_text(record, "e")] == stored
+    assert f'[Termination "{record.termination}"]' in stored[0]
