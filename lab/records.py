@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lab.engine_log import EngineLogs
+
 
 @dataclass
 class EngineSpec:
@@ -52,7 +54,8 @@ class Adjudication:
 
 @dataclass
 class GameTask:
-    """One scheduled game: players, colours, opening and clocks, with a deterministic id."""
+    """One scheduled game: players, colours, opening and clocks, with a deterministic id; `logs`
+    says where its engine processes keep their traffic and stderr."""
 
     game_id: str
     round: int
@@ -64,6 +67,7 @@ class GameTask:
     adjudication: Adjudication = field(default_factory=Adjudication)
     margin_ms: int = 0
     pair_id: str | None = None
+    logs: EngineLogs = field(default_factory=EngineLogs)
 
 
 @dataclass
