@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -36,9 +37,16 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 
+from lab.engine_log import EngineLogs, EngineTranscript, exit_description
 from lab.records import EngineSpec
 
 T = TypeVar("T")
+
+#: Replies of an XBoard engine to `uci` (phalanx: "Illegal move: uci", "tellics ..."; CECP's
+#: "Error (unknown command): uci" and "feature ..." lines).
+XBOARD_REPLY = re.compile(r"^\s*(Illegal move|Error \(|feature\s|tellics|telluser)")
+XBOARD_HINT = ('is this an XBoard engine? set protocol = "xboard" (tempo match: '
+               'xboard=PROGRAM)')
 
 QUIT_TIMEOUT_S = 2.0
 """How long a `quit` may take before the process is killed."""
@@ -87,6 +95,14 @@ class _TimedProtocol:
     def _timing_init(self) -> None:
         self.timing: MoveTiming | None = None
         self._chunk_at = 0.0
+        self.transcript = EngineTranscript()
+        self.lines_seen = 0
+        self.xboard_reply: asyncio.Future[str] | None = None
+
+    def watch_for_xboard(self) -> asyncio.Future[str]:
+        """A future set to the first stdout line that looks like an XBoard engine's."""
+        self.xboard_reply = asyncio.get_running_loop().create_future()
+        return self.xboard_reply
 
     def arm(self) -> MoveTiming:
         """Start watching for the next `go` and its answer."""
@@ -100,8 +116,9 @@ class _TimedProtocol:
             timing.go_at = time.monotonic()
             super().send_line(line)  # type: ignore[misc]
             timing.go_sent.set_result(None)
-            return
-        super().send_line(line)  # type: ignore[misc]
+        else:
+            super().send_line(line)  # type: ignore[misc]
+        self.transcript.sent(line)
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         self._chunk_at = time.monotonic()
@@ -116,7 +133,16 @@ class _TimedProtocol:
                 timing.answered.set_result(None)
             else:
                 timing.lines.append(line)
+        self.transcript.received(line)
+        self.lines_seen += 1
+        watch = self.xboard_reply
+        if watch is not None and not watch.done() and XBOARD_REPLY.match(line):
+            watch.set_result(line)
         super()._line_received(line)  # type: ignore[misc]
+
+    def error_line_received(self, line: str) -> None:
+        """A stderr line: kept by the transcript (python-chess would log it as a warning)."""
+        self.transcript.stderr(line)
 
 
 class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
@@ -221,9 +247,20 @@ class EngineProcess:
     def alive(self) -> bool:
         return not self.protocol.returncode.done()
 
+    def exit_note(self) -> str:
+        """How the process ended and the tail of its stderr (for a game's reason or an error)."""
+        returncode = self.protocol.returncode
+        note = exit_description(returncode.result() if returncode.done() else None)
+        tail = self.protocol.transcript.stderr_tail()
+        return f"{note}; stderr: {tail}" if tail else note
+
     @classmethod
-    async def start(cls, spec: EngineSpec) -> EngineProcess:
-        """Start the engine, run the handshake and set its options; `EngineError` names problems."""
+    async def start(cls, spec: EngineSpec, logs: EngineLogs | None = None) -> EngineProcess:
+        """Start the engine, run the handshake and set its options; `EngineError` names problems.
+
+        Its stderr is read (its tail goes into errors and game reasons) and, with `logs`, its
+        traffic and stderr are kept in files (`lab.engine_log`).
+        """
         name = spec.name
         protocol_class = _PROTOCOLS.get(spec.protocol)
         if protocol_class is None:
@@ -235,9 +272,10 @@ class EngineProcess:
             # The engine stays in its parent's process group, so a worker killed with its group
             # (lab.runner) takes its engines with it.
             transport, protocol = await protocol_class.popen(  # type: ignore[attr-defined]
-                spec.cmd, cwd=spec.cwd, env=env)
+                spec.cmd, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
         except OSError as err:
             raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
+        protocol.transcript.open(logs or EngineLogs(), name, transport.get_pid())
         process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
                                                                 {}, path))
         try:
@@ -251,15 +289,33 @@ class EngineProcess:
         spec, protocol = self.spec, self.protocol
         hello = "uci" if spec.protocol == "uci" else "xboard"
         timeout = spec.startup_timeout_s
-        try:
-            await asyncio.wait_for(protocol.initialize(), timeout)
-        except asyncio.TimeoutError:
+        initialize = asyncio.ensure_future(protocol.initialize())
+        waiting: set[asyncio.Future[Any]] = {initialize}
+        if spec.protocol == "uci":
+            waiting.add(protocol.watch_for_xboard())
+        await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        protocol.xboard_reply = None
+        if not initialize.done():
+            initialize.cancel()
+            await asyncio.wait({initialize}, timeout=0.1)
+            xboard = [f for f in waiting if f is not initialize and f.done()]
+            if xboard:
+                raise EngineError(f"engine {spec.name!r} answered uci with "
+                                  f"{xboard[0].result()!r}: {XBOARD_HINT}")
+            hint = f"; {XBOARD_HINT}" if spec.protocol == "uci" and not protocol.lines_seen \
+                else ""
             raise EngineError(f"engine {spec.name!r}: the {hello} handshake timed out after "
-                              f"{timeout:g} s") from None
-        except chess.engine.EngineError as err:
+                              f"{timeout:g} s{hint}")
+        err = initialize.exception()
+        if isinstance(err, chess.engine.EngineError):
             if "setboard" in str(err):
                 raise EngineError(self._no_setboard()) from err
+            if isinstance(err, chess.engine.EngineTerminatedError):
+                raise EngineError(f"engine {spec.name!r}: died during the {hello} handshake "
+                                  f"({self.exit_note()})") from err
             raise EngineError(f"engine {spec.name!r}: the {hello} handshake failed: {err}") from err
+        if err is not None:
+            raise err
         try:
             await asyncio.wait_for(protocol.ping(), timeout)
         except asyncio.TimeoutError:
@@ -372,7 +428,7 @@ class EngineProcess:
         if isinstance(err, chess.engine.EngineTerminatedError) or not self.alive:
             self.faulted = True
             return SearchOutcome(SearchStatus.CRASHED, elapsed_ms=timing.elapsed_ms,
-                                 lines=timing.lines, detail=str(err))
+                                 lines=timing.lines, detail=self.exit_note())
         if timing.answer_line is not None:
             return SearchOutcome(SearchStatus.ILLEGAL, move_text=self._move_text(timing),
                                  elapsed_ms=timing.elapsed_ms, lines=timing.lines,
@@ -414,6 +470,7 @@ class EngineProcess:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.protocol.returncode), QUIT_TIMEOUT_S)
         self.transport.close()
+        self.protocol.transcript.close()
 
 
 def _spec_key(spec: EngineSpec) -> tuple[Any, ...]:
@@ -440,8 +497,9 @@ class EnginePool:
         """Run a coroutine on the pool's event loop."""
         return self.loop.run_until_complete(coro)
 
-    async def acquire(self, spec: EngineSpec) -> EngineProcess:
-        """An idle healthy process for `spec`, else a new one (`EngineError` if it fails)."""
+    async def acquire(self, spec: EngineSpec, logs: EngineLogs | None = None) -> EngineProcess:
+        """An idle healthy process for `spec`, else a new one (`EngineError` if it fails); a new
+        one keeps its traffic and stderr as `logs` says."""
         key = _spec_key(spec)
         for index, (idle_key, process) in enumerate(self._idle):
             if idle_key == key:
@@ -450,7 +508,7 @@ class EnginePool:
                     return process
                 await process.kill()
                 break
-        process = await EngineProcess.start(spec)
+        process = await EngineProcess.start(spec, logs)
         self.started += 1
         return process
 

@@ -34,6 +34,12 @@ The file (every table but `[[engines]]` is optional)::
     elo0 = 0.0
     elo1 = 5.0
 
+    [log]                              # engine logs (lab.engine_log)
+    dir = "logs"                       # every line to and from each engine, one file per
+                                       # process (relative to this file; --log DIR); default none
+    stderr = true                      # keep each engine's stderr in <out>/stderr/ (default)
+    stderr_kb = 256                    # at most this much per engine process
+
     [backend]                          # optional: play on a Dask cluster (docs/dask.md)
     kind = "dask"                      # or "local" (the default process pool)
     scheduler = "tls://host:8786"      # none: a LocalCluster on this machine (loopback only)
@@ -105,6 +111,15 @@ class BookConfig:
 
 
 @dataclass
+class LogConfig:
+    """Engine logs: the I/O log folder (None: no I/O log) and the stderr kept per process."""
+
+    dir: str | None = None
+    stderr: bool = True
+    stderr_kb: int = 256
+
+
+@dataclass
 class SprtConfig:
     """GSPRT bounds (nElo for the normalized model, Elo for logistic) and error rates."""
 
@@ -134,6 +149,7 @@ class Experiment:
     out: Path = Path("results")
     source: str = "<command line>"
     backend: DaskSettings | None = None
+    log: LogConfig = field(default_factory=LogConfig)
     book: list[Opening] = field(default_factory=list, repr=False)
 
     def engine(self, name: str) -> EngineSpec:
@@ -160,7 +176,7 @@ class Experiment:
         the SHA-256 of its content.
         """
         data = self.config()
-        for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend"):
+        for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log"):
             data.pop(key)
         builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
         for engine in data["engines"]:
@@ -186,6 +202,7 @@ class Overrides:
     concurrency: int | None = None
     tc: str | None = None
     out: str | None = None
+    log: str | None = None
 
 
 # --- Reading TOML with unknown-key checks -------------------------------------------------------
@@ -361,6 +378,14 @@ def _book(table: _Table, base: Path) -> BookConfig:
     return book
 
 
+def _log(table: _Table, base: Path) -> LogConfig:
+    folder = table.get("dir", str)
+    log = LogConfig(str((base / folder).resolve()) if folder is not None else None,
+                    table.get("stderr", bool, True), table.positive("stderr_kb", 256) or 256)
+    table.done()
+    return log
+
+
 def parse_experiment(data: dict[str, Any], source: str, base: Path,
                      overrides: Overrides | None = None) -> Experiment:
     """Build and check an experiment from TOML data; `base` anchors relative paths."""
@@ -381,6 +406,9 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     schedule.done()
     book = _book(top.table("openings"), base)
     adjudication = _adjudication(top.table("adjudication"))
+    log = _log(top.table("log"), base)
+    if overrides.log is not None:
+        log.dir = str(Path(overrides.log).resolve())
     sprt_table = top.data.get("sprt")
     sprt = _sprt(top.table("sprt")) if sprt_table is not None else None
     backend_table = top.data.pop("backend", None)
@@ -407,7 +435,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         openings=book, concurrency=overrides.concurrency or concurrency,
         adjudication=adjudication, sprt=sprt, margin_ms=margin_ms,
         out=Path(overrides.out or out or Path("results") / name), source=source,
-        backend=backend,
+        backend=backend, log=log,
     )
     if overrides.rounds is not None and overrides.games is None:
         experiment.games = None
@@ -554,7 +582,8 @@ def engine_table(word: str) -> dict[str, Any]:
 
 def quick_experiment(words: list[str], tc: str, games: int, name: str | None = None,
                      book: str | None = None, concurrency: int | None = None,
-                     out: str | None = None, paired: bool = True) -> Experiment:
+                     out: str | None = None, paired: bool = True,
+                     log: str | None = None) -> Experiment:
     """A two-engine match from command-line words, checked like a file.
 
     Without `book`, the repository's balanced 8-ply book is used when it is there (in random
@@ -587,6 +616,8 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
         data["concurrency"] = concurrency
     if out is not None:
         data["out"] = out
+    if log is not None:
+        data["log"] = {"dir": log}
     experiment = parse_experiment(data, "tempo match", Path.cwd())
     experiment.book = load_book_for(experiment)
     return experiment

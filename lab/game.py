@@ -15,7 +15,8 @@ How a game ends, in the order checked (PGN Termination, reason):
   `Board.is_fifty_moves()`; `outcome(claim_draw=True)` would also end a game one move *before* a
   repetition, when a move could claim it) -> `normal`;
 * an XBoard engine that resigns -> `normal` ("White resigns");
-* an engine that dies or closes its pipes -> `abandoned` ("White disconnected");
+* an engine that dies or closes its pipes -> `abandoned` ("White disconnected (exit code 139;
+  stderr: ...)": its exit status and the last lines of its stderr, `lab.engine_log`);
 * one that does not answer by the time its clock is out (plus margin and a little slack), nor
   after `stop` -> `stalled connection` ("White's connection stalled"; it is killed);
 * an illegal, malformed or missing move -> `rules infraction` ("illegal move e2e5 by White"; the
@@ -196,7 +197,7 @@ class _Game:
             for color in (chess.WHITE, chess.BLACK):
                 spec = self.task.white if color == chess.WHITE else self.task.black
                 try:
-                    self.engines[color] = await self.pool.acquire(spec)
+                    self.engines[color] = await self.pool.acquire(spec, self.task.logs)
                 except EngineError as err:
                     return self.finish(Outcome(_loss_for(color), Termination.ABANDONED,
                                                f"{COLOR_NAMES[color]} failed to start: {err}"))
@@ -274,7 +275,8 @@ class _Game:
         if status == SearchStatus.RESIGNED:
             return Outcome(loss, Termination.NORMAL, f"{name} resigns")
         if status == SearchStatus.CRASHED:
-            return Outcome(loss, Termination.ABANDONED, f"{name} disconnected")
+            note = f" ({outcome.detail})" if outcome.detail else ""
+            return Outcome(loss, Termination.ABANDONED, f"{name} disconnected{note}")
         if status == SearchStatus.ERROR:
             return Outcome(loss, Termination.ABANDONED,
                            f"{name} broke the protocol: {outcome.detail}")

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from lab.engine_log import EngineLogs
+
 
 class Termination(StrEnum):
     """How a game ended, as PGN's Termination tag says it (the values are what the store and PGN
@@ -79,7 +81,8 @@ class Adjudication:
 
 @dataclass
 class GameTask:
-    """One scheduled game: players, colours, opening and clocks, with a deterministic id."""
+    """One scheduled game: players, colours, opening and clocks, with a deterministic id; `logs`
+    says where its engine processes keep their traffic and stderr."""
 
     game_id: str
     round: int
@@ -91,6 +94,7 @@ class GameTask:
     adjudication: Adjudication = field(default_factory=Adjudication)
     margin_ms: int = 0
     pair_id: str | None = None
+    logs: EngineLogs = field(default_factory=EngineLogs)
 
 
 @dataclass

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import chess
 
+from lab.engine_log import EngineLogs
 from lab.experiment import Experiment
 from lab.openings import Opening
 from lab.records import GameTask
@@ -42,6 +44,16 @@ def total_games(exp: Experiment) -> int:
     return (exp.rounds or 1) * games_per_round(exp)
 
 
+def engine_logs(exp: Experiment) -> EngineLogs:
+    """Where the experiment's engines keep their traffic (`[log] dir`) and their stderr
+    (`<out>/stderr` unless `[log] stderr = false`), as absolute paths for the workers."""
+    log = exp.log
+    return EngineLogs(
+        io_dir=os.path.abspath(log.dir) if log.dir is not None else None,
+        stderr_dir=os.path.abspath(exp.out / "stderr") if log.stderr else None,
+        stderr_limit=log.stderr_kb * 1024)
+
+
 def build_schedule(exp: Experiment) -> list[GameTask]:
     """Every game of the experiment in play order (pairs adjacent, so pairs finish early).
 
@@ -53,6 +65,7 @@ def build_schedule(exp: Experiment) -> list[GameTask]:
     per_round = games_per_round(exp)
     total = total_games(exp)
     book = exp.book or [START]
+    logs = engine_logs(exp)
     tasks: list[GameTask] = []
     for round_index in range(math.ceil(total / per_round)):
         for e, (first, second) in enumerate(pairs):
@@ -65,12 +78,13 @@ def build_schedule(exp: Experiment) -> list[GameTask]:
             else:
                 colours = [(second, first)]
             for g, (white, black) in enumerate(colours):
-                tasks.append(_task(exp, round_index + 1, pair_id, g, white, black, opening))
+                tasks.append(_task(exp, round_index + 1, pair_id, g, white, black, opening,
+                                   logs))
     return tasks[:total]
 
 
 def _task(exp: Experiment, round_number: int, pair_id: str, game: int, white: str, black: str,
-          opening: Opening) -> GameTask:
+          opening: Opening, logs: EngineLogs) -> GameTask:
     white_spec, black_spec = exp.engine(white), exp.engine(black)
     return GameTask(
         game_id=f"{pair_id}-g{game}",
@@ -83,4 +97,5 @@ def _task(exp: Experiment, round_number: int, pair_id: str, game: int, white: st
         adjudication=exp.adjudication,
         margin_ms=exp.margin_ms,
         pair_id=pair_id if exp.openings.paired else None,
+        logs=logs,
     )

@@ -32,6 +32,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a different experiment already in the results folder")
+    parser.add_argument("--log", metavar="DIR", help="log every line to and from each engine, "
+                        "with timestamps, one file per engine process (replaces [log] dir)")
     parser.add_argument("--plain", action="store_true",
                         help="one line per game, even on a terminal")
     add_backend_arguments(parser)
@@ -81,5 +83,5 @@ def execute(load, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     overrides = Overrides(games=args.games, rounds=args.rounds, concurrency=args.concurrency,
-                          tc=args.tc, out=args.out)
+                          tc=args.tc, out=args.out, log=args.log)
     return execute(lambda: load_experiment(args.experiment, overrides), args)

@@ -28,4 +28,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     return execute(lambda: quick_experiment(
         args.engines, args.tc, args.games, name=args.name, book=args.book,
-        concurrency=args.concurrency, out=args.out), args)
+        concurrency=args.concurrency, out=args.out, log=args.log), args)

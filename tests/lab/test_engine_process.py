@@ -11,7 +11,7 @@ import chess.engine
 import numpy as np
 import pytest
 
-from lab.engine_process import EngineError, EnginePool, EngineProcess, probe_engine
+from lab.engine_process import XBOARD_HINT, EngineError, EnginePool, EngineProcess, probe_engine
 from lab.records import EngineSpec
 from lab.search_info import parse_search_lines
 
@@ -41,10 +41,25 @@ def test_probe_errors_name_the_engine_and_the_problem(stockfish, fake, tmp_path)
     silent = fake("mute", fault="nouciok")
     silent.startup_timeout_s = 0.5
     with pytest.raises(EngineError,
-                       match=r"engine 'mute': the uci handshake timed out after 0.5 s"):
+                       match=r"engine 'mute': the uci handshake timed out after 0.5 s; is this "
+                       r"an XBoard engine\?"):
         probe_engine(silent)
     with pytest.raises(EngineError, match=r"engine 'x': unknown protocol 'cecp'"):
         probe_engine(EngineSpec("x", [STOCKFISH], protocol="cecp"))
+
+
+def test_an_xboard_engine_taken_for_uci_gets_a_hint_at_its_first_reply(phalanx) -> None:
+    """phalanx answers `uci` with 'Illegal move: uci' (and 'tellics ...'); that reply ends the
+    handshake with the hint at once, not after the start-up timeout (a minute here, so a missed
+    reply would fail on the timeout message instead)."""
+    mistaken = EngineSpec("phalanx", phalanx.cmd, protocol="uci", startup_timeout_s=60.0)
+    with pytest.raises(EngineError) as caught:
+        probe_engine(mistaken)
+    message = str(caught.value)
+    assert message.startswith("engine 'phalanx' answered uci with ")
+    assert message.endswith(XBOARD_HINT) and "timed out" not in message
+    assert XBOARD_HINT == ('is this an XBoard engine? set protocol = "xboard" (tempo match: '
+                           'xboard=PROGRAM)')
 
 
 def test_probe_xboard_engines(phalanx, no_setboard_xboard) -> None:

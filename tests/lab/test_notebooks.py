@@ -64,6 +64,27 @@ def gauntlet(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def round_robin(tmp_path_factory) -> Path:
+    """Six games: three Stockfish levels at fixed nodes, each pair twice (no player in every
+    game, so no gauntlet challenger)."""
+    from lab.runner import run_experiment
+
+    out = tmp_path_factory.mktemp("round_robin")
+    sf = {"cmd": [STOCKFISH], "options": {"Threads": 1, "Hash": 16}}
+    data = {
+        "name": "nb-round-robin", "tc": "nodes=1500", "concurrency": 1, "out": str(out),
+        "schedule": {"type": "round-robin", "rounds": 1},
+        "adjudication": {"max_moves": 60},
+        "engines": [{**sf, "name": f"sf{level}",
+                     "options": {**sf["options"], "Skill Level": level}} for level in (0, 3, 6)],
+    }
+    exp = parse_experiment(data, "notebook test", ROOT)
+    outcome = run_experiment(exp, stream=io.StringIO(), live=False)
+    assert outcome.tournament.done == 6
+    return out
+
+
+@pytest.fixture(scope="module")
 def calibration(tmp_path_factory) -> Path:
     from lab.calibration import load_calibration, run_calibration
     from tests.lab.test_calibrate_run import TINY
@@ -108,6 +129,13 @@ def test_gauntlet_report_notebook(gauntlet):
     assert images(book) >= 2  # ratings with error bars, score over time
     text = "".join(out.get("text", "") for out in outputs(book))
     assert "White advantage" in text  # the ratings table was printed
+
+
+def test_gauntlet_report_notebook_on_a_round_robin(round_robin):
+    book = execute("gauntlet_report.ipynb", round_robin)
+    assert images(book) == 1 + 3  # the ratings, then each engine's score over time
+    text = "".join(out.get("text", "") for out in outputs(book))
+    assert "6 games" in text and all(f"sf{level}" in text for level in (0, 3, 6))
 
 
 def test_elo_calibration_notebook(calibration):

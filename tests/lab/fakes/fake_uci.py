@@ -5,6 +5,8 @@ It plays the first legal move in UCI order after sleeping `--sleep-ms`, reportin
 process) it commits the `--fault`:
 
 * `crash`: exits at once with status 3;
+* `segfault`: writes a stack trace to stderr and exits with status 139 (as a shell reports a
+  segmentation fault);
 * `hang`: never answers again, not even `stop` or `isready`;
 * `illegal`: answers `bestmove a1b4`, well formed but never legal;
 * `malformed`: answers `bestmove zz99`;
@@ -84,6 +86,12 @@ def main() -> int:
             now = searches == args.at
             if now and fault == "crash":
                 os._exit(3)
+            if now and fault == "segfault":
+                sys.stderr.write("fake: search started\nfake: stack trace:\n"
+                                 "  #0 search() at search.c:42\n  #1 main() at main.c:7\n"
+                                 "fake: segmentation fault\n")
+                sys.stderr.flush()
+                os._exit(139)
             if now and fault == "hang":
                 while True:
                     time.sleep(60)
