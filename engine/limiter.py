@@ -49,9 +49,9 @@ from engine.strength import (
     params_for_elo,
     throttle_delay,
 )
+from timecontrol.go import GoParams
 from timecontrol.stopper import (
     ChainedStopper,
-    GoParams,
     SearchStats,
     Stopper,
     StopperHints,

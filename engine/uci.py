@@ -31,8 +31,9 @@ from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
 from engine.search.context import SearchContext, SearchResult
 from engine.tt import TranspositionTable
 from timecontrol.factory import create_manager
+from timecontrol.go import GoParams
 from timecontrol.smart_pruning import SmartPruningStopper
-from timecontrol.stopper import ChainedStopper, GoParams, Stopper, limit_stoppers
+from timecontrol.stopper import ChainedStopper, Stopper, limit_stoppers
 
 ENGINE_NAME = "Tempo 0.1"
 ENGINE_AUTHOR = "the Tempo authors"

@@ -75,6 +75,7 @@ from lab.backends.settings import BackendError, DaskSettings
 from lab.engine_process import EngineError, probe_engine
 from lab.openings import BookError, Opening, book_format, load_book, order_book
 from lab.records import Adjudication, EngineSpec
+from lab.toml_table import TomlTable
 from timecontrol.control import TimeControlError, parse_time_control
 
 #: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
@@ -205,51 +206,6 @@ class Overrides:
     log: str | None = None
 
 
-# --- Reading TOML with unknown-key checks -------------------------------------------------------
-
-
-class _Table:
-    """One TOML table being read: pops known keys, then complains about whatever is left."""
-
-    def __init__(self, data: Any, where: str, source: str) -> None:
-        if not isinstance(data, dict):
-            raise ExperimentError(f"{source}: {where} must be a table, got {data!r}")
-        self.data = dict(data)
-        self.where = where
-        self.source = source
-
-    def error(self, message: str) -> ExperimentError:
-        return ExperimentError(f"{self.source}: {self.where}: {message}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
-        value = self.data.pop(key, default)
-        if value is None or value is default:
-            return value
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
-        if float in kinds and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if not ok:
-            names = " or ".join(k.__name__ for k in kinds)
-            raise self.error(f"key '{key}' must be {names}, got {value!r}")
-        return value
-
-    def positive(self, key: str, default: int | None = None) -> int | None:
-        value = self.get(key, int, default)
-        if value is not None and value <= 0:
-            raise self.error(f"key '{key}' must be a positive integer, got {value}")
-        return value
-
-    def table(self, key: str) -> _Table:
-        return _Table(self.data.pop(key, {}), f"[{key}]" if self.where == "top level"
-                      else f"{self.where}.{key}", self.source)
-
-    def done(self) -> None:
-        if self.data:
-            keys = ", ".join(f"'{k}'" for k in sorted(self.data))
-            raise self.error(f"unknown key{'s' if len(self.data) > 1 else ''} {keys}")
-
-
 def _check_tc(text: str, where: str) -> str:
     try:
         return str(parse_time_control(text))
@@ -257,7 +213,7 @@ def _check_tc(text: str, where: str) -> str:
         raise ExperimentError(f"{where}: bad time control: {exc}") from None
 
 
-def _engine(table: _Table, base: Path) -> EngineSpec:
+def _engine(table: TomlTable, base: Path) -> EngineSpec:
     builtin = table.get("builtin", str)
     cmd = table.get("cmd", (list, str))
     interpreter = table.get("interpreter", str)
@@ -328,7 +284,7 @@ def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
     return os.path.abspath(path) if path.exists() else program
 
 
-def _adjudication(table: _Table) -> Adjudication:
+def _adjudication(table: TomlTable) -> Adjudication:
     values = {}
     for f in dataclasses.fields(Adjudication):
         if f.name == "resign_two_sided":
@@ -339,7 +295,7 @@ def _adjudication(table: _Table) -> Adjudication:
     return Adjudication(**values)
 
 
-def _sprt(table: _Table) -> SprtConfig:
+def _sprt(table: TomlTable) -> SprtConfig:
     try:
         elo0 = float(table.data.pop("elo0"))
         elo1 = float(table.data.pop("elo1"))
@@ -360,7 +316,7 @@ def _sprt(table: _Table) -> SprtConfig:
     return sprt
 
 
-def _book(table: _Table, base: Path) -> BookConfig:
+def _book(table: TomlTable, base: Path) -> BookConfig:
     file = table.get("file", str)
     book = BookConfig(
         file=str((base / file).resolve()) if file is not None else None,
@@ -390,7 +346,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
                      overrides: Overrides | None = None) -> Experiment:
     """Build and check an experiment from TOML data; `base` anchors relative paths."""
     overrides = overrides or Overrides()
-    top = _Table(data, "top level", source)
+    top = TomlTable(data, "top level", source, ExperimentError)
     name = top.get("name", str)
     if not name:
         raise top.error("key 'name' is missing")
@@ -420,7 +376,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     raw_engines = top.data.pop("engines", None)
     if not isinstance(raw_engines, list) or not raw_engines:
         raise top.error("no engines: add [[engines]] tables")
-    engines = [_engine(_Table(e, f"[[engines]] #{i + 1}", source), base)
+    engines = [_engine(TomlTable(e, f"[[engines]] #{i + 1}", source, ExperimentError), base)
                for i, e in enumerate(raw_engines)]
     top.done()
 
@@ -451,7 +407,8 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     return experiment
 
 
-def _check_structure(exp: Experiment, top: _Table, overrides: Overrides | None = None) -> None:
+def _check_structure(exp: Experiment, top: TomlTable,
+                     overrides: Overrides | None = None) -> None:
     names = [spec.name for spec in exp.engines]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -51,9 +51,9 @@ from lab.engine_process import (
 )
 from lab.records import GameRecord, GameTask, MoveRecord, Outcome, Termination
 from lab.search_info import parse_search_lines
-from timecontrol.clock import Clock, go_params
+from timecontrol.clock import Clock
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
-from timecontrol.stopper import GoParams
+from timecontrol.go import GoParams, go_params
 
 LOGGER = logging.getLogger(__name__)
 

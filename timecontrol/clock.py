@@ -17,7 +17,6 @@ Rules (docs/reference/harness_and_stats.md sections 2.3, 3 and 3.1, fastchess 74
 from __future__ import annotations
 
 from timecontrol.control import TimeControl
-from timecontrol.stopper import GoParams
 
 
 class ClockError(ValueError):
@@ -80,27 +79,3 @@ class Clock:
                 self.remaining_ms += control.base_ms
                 self.moves_to_go = control.moves
         return True
-
-
-def go_params(white: Clock, black: Clock, white_to_move: bool) -> GoParams:
-    """The `go` limits for the side to move: both sides' clocks where they have one (fastchess
-    sends `wtime/btime/winc/binc` only for the sides with a clock), the mover's movestogo and
-    per-move limit. A mover without a clock gets its own limit only: sent the opponent's clock
-    without its own, an engine such as Stockfish takes its own time to be 0 and plays at once."""
-    go = GoParams()
-    mover = white if white_to_move else black
-    clocks = ((white, True), (black, False)) if mover.control.has_clock else ()
-    for clock, is_white in clocks:
-        if clock.control.has_clock:
-            fields = clock.go_fields()
-            if is_white:
-                go.wtime, go.winc = fields["time"], fields["inc"]
-            else:
-                go.btime, go.binc = fields["time"], fields["inc"]
-    fields = mover.go_fields()
-    go.movestogo = fields.get("movestogo")
-    go.movetime = fields.get("movetime")
-    go.nodes = fields.get("nodes")
-    go.depth = fields.get("depth")
-    go.infinite = mover.control.infinite
-    return go

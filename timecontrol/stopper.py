@@ -1,4 +1,4 @@
-"""What a search tells a stopper, what the stopper answers, and the plain limits of `go`.
+"""What a search tells a stopper, what the stopper answers, and the stoppers of `go`'s limits.
 
 After Lc0's stoppers (src/search/classic/stoppers/stoppers.h): a time manager lives for a game and
 hands out one `Stopper` per move; the search calls `should_stop` with a `SearchStats` snapshot at
@@ -15,29 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
-@dataclass
-class GoParams:
-    """The limits of one UCI `go` command; times in milliseconds, absent ones are None."""
-
-    wtime: int | None = None
-    btime: int | None = None
-    winc: int | None = None
-    binc: int | None = None
-    movestogo: int | None = None
-    movetime: int | None = None
-    nodes: int | None = None
-    depth: int | None = None
-    mate: int | None = None
-    infinite: bool = False
-
-    def clock(self, white: bool) -> int | None:
-        """Remaining time of the side to move, if the clock was given."""
-        return self.wtime if white else self.btime
-
-    def increment(self, white: bool) -> int:
-        """Increment of the side to move (0 when not given)."""
-        return (self.winc if white else self.binc) or 0
+from timecontrol.go import GoParams
 
 
 @dataclass

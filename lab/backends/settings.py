@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lab.toml_table import TomlTable
+
 KINDS = ("local", "dask")
 TABLE_KEYS = ("kind", "scheduler", "workers", "tls_ca_file", "tls_cert", "tls_key")
 SCHEMES = ("tcp", "tls")
@@ -64,20 +66,11 @@ class DaskSettings:
         address that is not tcp:// or tls://, TLS files missing or given in part, `workers` with
         a scheduler.
         """
+        checked = TomlTable(table, "[backend]", source, BackendError, TABLE_KEYS)
         where = f"{source}: [backend]"
-        if not isinstance(table, dict):
-            raise BackendError(f"{where} must be a table, got {table!r}")
-        unknown = sorted(set(table) - set(TABLE_KEYS))
-        if unknown:
-            names = ", ".join(f"'{key}'" for key in unknown)
-            raise BackendError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {names} "
-                               f"(known: {', '.join(TABLE_KEYS)})")
-        for key in TABLE_KEYS:
-            value = table.get(key)
-            wanted = int if key == "workers" else str
-            if value is not None and (not isinstance(value, wanted) or isinstance(value, bool)):
-                raise BackendError(f"{where}: key '{key}' must be {wanted.__name__}, "
-                                   f"got {value!r}")
+        table = {key: checked.get(key, int if key == "workers" else str) for key in TABLE_KEYS
+                 if key in checked.data}
+        checked.done()
         kind = table.get("kind", "local")
         if kind not in KINDS:
             raise BackendError(f"{where}: key 'kind' must be one of {KINDS}, got {kind!r}")

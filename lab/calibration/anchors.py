@@ -1,10 +1,11 @@
-"""Which anchors a level plays: those it should score 25–75 % against (reference §5, step 1).
+"""Which anchors a level plays: those it should score 25–75 % against (elo_limit §5, step 1).
 
 Pure arithmetic on ratings. At extreme scores the information per game collapses (§5: the SE at
 90 % is about 1.9 times that at 50 %), so a level plays only anchors within the score window of
 its current estimate. Levels with none rely on the ladder (adjacent levels play each other); if no
 level has any, the level closest to an anchor plays it, so the ladder is tied to the anchors.
-Without a ladder every level plays at least its nearest anchor.
+Without a ladder every level plays at least its nearest anchor. "§5" is §5 of
+docs/reference/elo_limit.md (the suggested acceptance test for an Elo-calibration lab).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 
 def expected_score(diff: float) -> float:
-    """Logistic expectancy 1/(1 + 10^(−Δ/400)) of a player Δ Elo stronger (reference §5.3)."""
+    """Logistic expectancy 1/(1 + 10^(−Δ/400)) of a player Δ Elo stronger (§5, step 3)."""
     return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
 
 

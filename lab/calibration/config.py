@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ from lab.experiment import (
     load_book_for,
     parse_experiment,
 )
+from lab.toml_table import TomlTable
 
 #: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).
 TEMPO_ELO_RANGE = (600, 2600)
@@ -162,24 +164,16 @@ def _error(source: str, where: str, message: str) -> CalibrationError:
     return CalibrationError(f"{source}: {where}: {message}")
 
 
-def _pop(table: dict, key: str, kind: type | tuple, source: str, where: str,
-         default: Any = None) -> Any:
-    value = table.pop(key, default)
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if value is not default and (not isinstance(value, kinds) or isinstance(value, bool)
-                                 and bool not in kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise _error(source, where, f"key '{key}' must be {names}, got {value!r}")
-    return value
+def _table(data: Any, where: str, source: str, known: Sequence[str] = ()) -> TomlTable:
+    return TomlTable(data, where, source, CalibrationError, known)
 
 
-def _levels(table: dict, source: str) -> list[int]:
-    where = "[levels]"
-    values = _pop(table, "values", list, source, where)
-    start = _pop(table, "start", int, source, where)
-    stop = _pop(table, "stop", int, source, where)
-    step = _pop(table, "step", int, source, where)
-    return _grid(values, start, stop, step, source, where, "levels")
+def _levels(table: TomlTable) -> list[int]:
+    values = table.get("values", list)
+    start = table.get("start", int)
+    stop = table.get("stop", int)
+    step = table.get("step", int)
+    return _grid(values, start, stop, step, table.source, table.where, "levels")
 
 
 def _grid(values: list | None, start: int | None, stop: int | None, step: int | None,
@@ -201,37 +195,34 @@ def _grid(values: list | None, start: int | None, stop: int | None, step: int | 
 
 def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibration:
     """Build and check a calibration from TOML data; `base` anchors relative paths."""
-    data = copy.deepcopy(data)
-    name = _pop(data, "name", str, source, "top level")
+    top = _table(copy.deepcopy(data), "top level", source)
+    name = top.get("name", str)
     if not name:
-        raise _error(source, "top level", "key 'name' is missing")
-    tc = _pop(data, "tc", str, source, "top level")
+        raise top.error("key 'name' is missing")
+    tc = top.get("tc", str)
     if not tc:
-        raise _error(source, "top level", "key 'tc' is missing")
-    levels_table = _pop(data, "levels", dict, source, "top level", {})
-    levels = _levels(levels_table, source)
+        raise top.error("key 'tc' is missing")
+    levels_table = top.table("levels")
+    levels = _levels(levels_table)
     cal = Calibration(name=name, tc=tc, levels=levels, engine={}, anchors=[], source=source,
                       base=base)
-    where = "[levels]"
-    targets = _pop(levels_table, "targets", (list, dict), source, where)
+    where = levels_table.where
+    targets = levels_table.get("targets", (list, dict))
     if isinstance(targets, dict):
-        targets = dict(targets)
-        grid = [_pop(targets, key, int, source, f"{where}.targets")
-                for key in ("start", "stop", "step")]
-        if targets:
-            raise _error(source, f"{where}.targets", f"unknown key(s) {', '.join(targets)}")
-        cal.targets = _grid(None, *grid, source, f"{where}.targets", "targets")
+        grid_table = _table(targets, f"{where}.targets", source)
+        grid = [grid_table.get(key, int) for key in ("start", "stop", "step")]
+        grid_table.done()
+        cal.targets = _grid(None, *grid, source, grid_table.where, "targets")
     else:
         cal.targets = _grid(targets, None, None, None, source, where, "targets") \
             if targets is not None else list(levels)
-    cal.games = _pop(levels_table, "games", int, source, where, cal.games)
-    cal.ladder_games = _pop(levels_table, "ladder_games", int, source, where, cal.ladder_games)
-    cal.rounds = _pop(levels_table, "rounds", int, source, where, cal.rounds)
-    cal.passes = _pop(levels_table, "passes", int, source, where, cal.passes)
-    window = _pop(levels_table, "score_window", list, source, where, list(cal.score_window))
-    cal.max_anchors = _pop(levels_table, "max_anchors", int, source, where, cal.max_anchors)
-    if levels_table:
-        raise _error(source, where, f"unknown key(s) {', '.join(sorted(levels_table))}")
+    cal.games = levels_table.get("games", int, cal.games)
+    cal.ladder_games = levels_table.get("ladder_games", int, cal.ladder_games)
+    cal.rounds = levels_table.get("rounds", int, cal.rounds)
+    cal.passes = levels_table.get("passes", int, cal.passes)
+    window = levels_table.get("score_window", list, list(cal.score_window))
+    cal.max_anchors = levels_table.get("max_anchors", int, cal.max_anchors)
+    levels_table.done()
     if cal.games <= 0 or cal.games % 2 or cal.ladder_games < 0 or cal.ladder_games % 2:
         raise _error(source, where, "'games' must be positive and even, 'ladder_games' even "
                      f"(games are paired); got {cal.games} and {cal.ladder_games}")
@@ -245,61 +236,57 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
                      f"high < 1, got {window!r}")
     cal.score_window = (float(window[0]), float(window[1]))
 
-    cal.concurrency = _pop(data, "concurrency", int, source, "top level", cal.concurrency)
-    cal.margin_ms = _pop(data, "margin_ms", int, source, "top level", cal.margin_ms)
-    out = _pop(data, "out", str, source, "top level")
+    cal.concurrency = top.get("concurrency", int, cal.concurrency)
+    cal.margin_ms = top.get("margin_ms", int, cal.margin_ms)
+    out = top.get("out", str)
     cal.out = Path(out) if out else Path("results") / name
-    cal.openings = _pop(data, "openings", dict, source, "top level", {})
-    cal.adjudication = _pop(data, "adjudication", dict, source, "top level", {})
-    criteria = _pop(data, "criteria", dict, source, "top level", {})
-    known = {f.name for f in dataclasses.fields(Thresholds)}
-    unknown = sorted(set(criteria) - known)
-    if unknown:
-        raise _error(source, "[criteria]", f"unknown key(s) {', '.join(unknown)}; known: "
-                     + ", ".join(sorted(known)))
-    cal.thresholds = Thresholds(**{k: float(v) for k, v in criteria.items()})
+    cal.openings = top.get("openings", dict, {})
+    cal.adjudication = top.get("adjudication", dict, {})
+    known = sorted(f.name for f in dataclasses.fields(Thresholds))
+    criteria = top.table("criteria", known)
+    given = {key: criteria.get(key, float) for key in known if key in criteria.data}
+    criteria.done()
+    cal.thresholds = Thresholds(**{k: float(v) for k, v in given.items()})
 
-    engine = _pop(data, "engine", dict, source, "top level")
-    if engine is None:
-        raise _error(source, "top level", "no [engine] table: which engine is calibrated?")
-    if "name" in engine:
-        raise _error(source, "[engine]", "no 'name' here: levels are named L<Elo>")
-    cal.level_option = _pop(engine, "level_option", str, source, "[engine]", cal.level_option)
-    cal.limit_option = _pop(engine, "limit_option", str, source, "[engine]", cal.limit_option)
-    table = _pop(engine, "table", str, source, "[engine]")
-    cal.engine = engine
+    if "engine" not in top.data:
+        raise top.error("no [engine] table: which engine is calibrated?")
+    engine = top.table("engine")
+    if "name" in engine.data:
+        raise engine.error("no 'name' here: levels are named L<Elo>")
+    cal.level_option = engine.get("level_option", str, cal.level_option)
+    cal.limit_option = engine.get("limit_option", str, cal.limit_option)
+    table = engine.get("table", str)
+    cal.engine = engine.data
     if table is not None:
         if not cal.uses_table:
-            raise _error(source, "[engine]", "'table' (an EloTable) applies to our engine only")
+            raise engine.error("'table' (an EloTable) applies to our engine only")
         cal.table = (base / table).resolve()
         if not cal.table.is_file():
-            raise _error(source, "[engine]", f"table {cal.table} does not exist")
+            raise engine.error(f"table {cal.table} does not exist")
     if cal.uses_table:
         low, high = TEMPO_ELO_RANGE
         if levels[0] < low or levels[-1] > high or cal.targets[0] < low or cal.targets[-1] > high:
             raise _error(source, "[levels]", f"our engine's levels and targets must lie in "
                          f"{low}..{high}")
 
-    raw = _pop(data, "anchors", list, source, "top level", [])
+    raw = top.get("anchors", list, [])
     if not raw:
-        raise _error(source, "top level", "no anchors: add [[anchors]] tables with a 'rating'")
+        raise top.error("no anchors: add [[anchors]] tables with a 'rating'")
     for i, item in enumerate(raw, 1):
-        where = f"[[anchors]] #{i}"
         if not isinstance(item, dict):
-            raise _error(source, where, "must be a table")
-        item = dict(item)
-        anchor_name = _pop(item, "name", str, source, where)
-        rating = _pop(item, "rating", (int, float), source, where)
+            raise _error(source, f"[[anchors]] #{i}", "must be a table")
+        anchor = _table(item, f"[[anchors]] #{i}", source)
+        anchor_name = anchor.get("name", str)
+        rating = anchor.get("rating", (int, float))
         if not anchor_name or rating is None:
-            raise _error(source, where, "needs a 'name' and a 'rating'")
+            raise anchor.error("needs a 'name' and a 'rating'")
         if anchor_name in {cal.level_name(level) for level in levels}:
-            raise _error(source, where, f"name {anchor_name!r} is taken by a level")
-        cal.anchors.append(Anchor(anchor_name, float(rating), item))
+            raise anchor.error(f"name {anchor_name!r} is taken by a level")
+        cal.anchors.append(Anchor(anchor_name, float(rating), anchor.data))
     names = [a.name for a in cal.anchors]
     if len(set(names)) != len(names):
         raise _error(source, "[[anchors]]", "anchor names must be unique")
-    if data:
-        raise _error(source, "top level", f"unknown key(s) {', '.join(sorted(data))}")
+    top.done()
     # Check every engine table, the time control, openings and adjudication now, not mid-run.
     players = [(cal.level_name(levels[0]), dict(cal.engine, options=cal.level_options(
         levels[0], table=cal.table)))] + [(a.name, a.table) for a in cal.anchors]

@@ -6,7 +6,9 @@ NPS,MoveError,BlunderError,BlunderPer128` and optional knowledge columns named a
 evaluation terms, one row per level with strictly increasing Elo in 600..2600, integers for the
 five required columns and fractions in 0..1 for knowledge. A level map (any other engine) is
 `Elo,<option>`: the option value that plays at each Elo. A calibration writes one such table per
-corrected round and the final one (`write_round_table`, `write_final_table`).
+corrected round and the final one (`write_round_table`, `write_final_table`); rows outside the
+anchors' range ± 200 are marked as extrapolated ("reference §5 G": docs/reference/elo_limit.md §5,
+criterion G).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Newton's method on the log-likelihood summed over condensed pairings (one row pe
 pairing, not per game), so the cost depends on the number of pairings and players, not games.
 Anchoring, the perfect-score purge, the connectivity check, the simulated error bars and CFS
 follow Ordo (reference §5.1); the virtual-draw prior and the draw band follow BayesElo (§5.2).
+
+"reference §5.x" is §5.x of docs/reference/harness_and_stats.md (Ordo §5.1, BayesElo §5.2).
 """
 
 from __future__ import annotations

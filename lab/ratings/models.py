@@ -3,6 +3,8 @@
 Each model gives, per pairing row, the log-likelihood of White's results as a function of
 Δ = R_white − R_black + advantage (and, for BayesElo, of the draw parameter), with its first and
 second derivatives, and the win/draw/loss probabilities that simulations draw from.
+
+"reference §5.x" is §5.x of docs/reference/harness_and_stats.md (Ordo §5.1, BayesElo §5.2).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 A rating fit never looks at single games: it needs, for each ordered pairing, how many games White
 won, drew and lost. A 1,000,000-game frame condenses to a few thousand rows in one `bincount`.
+
+"reference §5.x" is §5.x of docs/reference/harness_and_stats.md (Ordo §5.1, BayesElo §5.2).
 """
 
 from __future__ import annotations

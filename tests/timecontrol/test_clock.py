@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from timecontrol.clock import Clock, ClockError, go_params
+from timecontrol.clock import Clock, ClockError
 from timecontrol.control import parse_time_control
+from timecontrol.go import go_params
 
 
 def clock(text: str) -> Clock:

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from timecontrol.clock import Clock, go_params
+from timecontrol.clock import Clock
 from timecontrol.control import parse_time_control
 from timecontrol.factory import MANAGERS, create_manager
+from timecontrol.go import go_params
 from timecontrol.smooth import SmoothParams, SmoothState, smooth_budget
 from timecontrol.smooth_lc0 import SmoothLc0Params, SmoothLc0State, smooth_lc0_budget
 from timecontrol.stopper import SearchStats, StopperHints
