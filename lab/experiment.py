@@ -20,10 +20,12 @@ The file (every table but `[[engines]]` is optional)::
     rounds = 10                        # or: games = 40 (total, in schedule order)
 
     [openings]
-    file = "books/openings_8ply.epd"   # EPD or PGN, relative to this file
+    file = "books/openings_8ply.epd"   # EPD, PGN or Polyglot .bin, relative to this file
     order = "random"                   # or "sequential"
     seed = 1
-    plies = 8                          # PGN: book moves taken from each game
+    plies = 8                          # PGN, Polyglot: book moves taken from each game or line
+    pick = "weighted"                  # Polyglot: moves by weight (cutechess), or "best"
+    start = 1                          # begin at this opening (1-based, after ordering)
     paired = true                      # each opening twice, colours reversed
 
     [adjudication]                     # lab.records.Adjudication fields
@@ -72,7 +74,15 @@ from typing import Any
 import tomllib
 
 from lab.backends.config import BackendError, DaskSettings
-from lab.openings import BookError, Opening, book_format, load_book, order_book
+from lab.openings import (
+    POLYGLOT_PICKS,
+    BookError,
+    Opening,
+    book_format,
+    load_book,
+    order_book,
+    start_at,
+)
 from lab.records import Adjudication, EngineSpec
 from timecontrol.control import TimeControlError, parse_time_control
 
@@ -107,6 +117,14 @@ class BookConfig:
     seed: int = 0
     plies: int | None = None
     paired: bool = True
+    pick: str = "weighted"
+    start: int = 1
+
+
+#: Keys added after results folders were first written, left out of an experiment's identity
+#: while at their defaults so that those folders still resume: (table, key, default).
+LATER_KEYS = (("openings", "pick", "weighted"), ("openings", "start", 1),
+              ("adjudication", "syzygy", None), ("adjudication", "syzygy_pieces", None))
 
 
 @dataclass
@@ -181,6 +199,9 @@ class Experiment:
         for engine in data["engines"]:
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+        for table, key, default in LATER_KEYS:
+            if data[table].get(key, default) == default:
+                data[table].pop(key, None)
         book = data["openings"]
         if book["file"] is not None:
             path = Path(book["file"])
@@ -368,12 +389,16 @@ def _book(table: _Table, base: Path) -> BookConfig:
         seed=table.get("seed", int, 0),
         plies=table.positive("plies"),
         paired=table.get("paired", bool, True),
+        pick=table.get("pick", str, "weighted"),
+        start=table.positive("start", 1) or 1,
     )
     table.done()
     if book.order not in ("sequential", "random"):
         raise table.error(f"key 'order' must be 'sequential' or 'random', got {book.order!r}")
-    if book.format not in (None, "epd", "pgn"):
-        raise table.error(f"key 'format' must be 'epd' or 'pgn', got {book.format!r}")
+    if book.format not in (None, "epd", "pgn", "polyglot"):
+        raise table.error(f"key 'format' must be 'epd', 'pgn' or 'polyglot', got {book.format!r}")
+    if book.pick not in POLYGLOT_PICKS:
+        raise table.error(f"key 'pick' must be one of {POLYGLOT_PICKS}, got {book.pick!r}")
     return book
 
 
@@ -498,7 +523,8 @@ def load_book_for(exp: Experiment) -> list[Opening]:
         return []
     try:
         fmt = cfg.format or book_format(cfg.file)
-        return order_book(load_book(cfg.file, fmt, cfg.plies), cfg.order, cfg.seed)
+        book = load_book(cfg.file, fmt, cfg.plies, cfg.pick, cfg.seed)
+        return start_at(order_book(book, cfg.order, cfg.seed), cfg.start)
     except BookError as exc:
         raise ExperimentError(f"{exp.source}: [openings]: {exc}") from None
 
