@@ -31,6 +31,8 @@ The file (every table but `[[engines]]` is optional)::
     [adjudication]                     # lab.records.Adjudication fields
     resign_move_count = 3
     resign_score_cp = 600
+    syzygy = "/path/to/syzygy"         # end games the tables decide (relative to this file)
+    syzygy_pieces = 5                  # at most this many pieces (default: the largest tables)
 
     [sprt]                             # stops a one-challenger gauntlet when it decides
     elo0 = 0.0
@@ -73,6 +75,7 @@ from typing import Any
 
 import tomllib
 
+from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.config import BackendError, DaskSettings
 from lab.openings import (
     POLYGLOT_PICKS,
@@ -348,15 +351,27 @@ def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
     return os.path.abspath(path) if path.exists() else program
 
 
-def _adjudication(table: _Table) -> Adjudication:
-    values = {}
+def _adjudication(table: _Table, base: Path) -> Adjudication:
+    values: dict[str, Any] = {}
     for f in dataclasses.fields(Adjudication):
         if f.name == "resign_two_sided":
             values[f.name] = table.get(f.name, bool, False)
+        elif f.name == "syzygy":
+            path = table.get(f.name, str)
+            values[f.name] = path if path is None else os.pathsep.join(
+                str((base / folder).resolve()) for folder in syzygy_folders(path))
         else:
             values[f.name] = table.positive(f.name)
     table.done()
-    return Adjudication(**values)
+    adjudication = Adjudication(**values)
+    if adjudication.syzygy is not None:
+        try:
+            largest_tables(adjudication.syzygy)
+        except SyzygyError as exc:
+            raise table.error(f"key 'syzygy': {exc}") from None
+    elif adjudication.syzygy_pieces is not None:
+        raise table.error("key 'syzygy_pieces' needs 'syzygy' (the tables' folder)")
+    return adjudication
 
 
 def _sprt(table: _Table) -> SprtConfig:
@@ -429,7 +444,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     games = schedule.positive("games")
     schedule.done()
     book = _book(top.table("openings"), base)
-    adjudication = _adjudication(top.table("adjudication"))
+    adjudication = _adjudication(top.table("adjudication"), base)
     log = _log(top.table("log"), base)
     if overrides.log is not None:
         log.dir = str(Path(overrides.log).resolve())
