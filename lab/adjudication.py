@@ -39,8 +39,6 @@ import chess.syzygy
 
 from lab.records import Adjudication
 
-COLOR_NAMES = {chess.WHITE: "White", chess.BLACK: "Black"}
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -106,7 +104,8 @@ def tablebase_verdict(board: chess.Board, tablebase: WdlProbe, max_pieces: int) 
         wdl = tablebase.probe_wdl(board)
     except KeyError:  # chess.syzygy.MissingTableError
         return None
-    mover, other = COLOR_NAMES[board.turn], COLOR_NAMES[not board.turn]
+    mover = chess.COLOR_NAMES[board.turn].capitalize()
+    other = chess.COLOR_NAMES[not board.turn].capitalize()
     material = chess.syzygy.calc_key(board)
     outcome = {2: f"win for {mover}", 1: f"cursed win for {mover}", 0: "draw",
                -1: f"blessed loss for {mover}", -2: f"win for {other}"}[wdl]

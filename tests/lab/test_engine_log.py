@@ -13,7 +13,7 @@ import chess
 import pytest
 
 from lab.engine_log import EngineLogs, EngineTranscript, exit_description
-from lab.engine_process import EnginePool
+from lab.engine_process import EngineError, EnginePool, probe_engine
 from lab.experiment import BookConfig, Experiment, LogConfig
 from lab.game import Timeouts, play_game
 from lab.records import Adjudication, EngineSpec, GameTask
@@ -70,6 +70,16 @@ def test_lines_before_the_files_are_named_are_kept(tmp_path) -> None:
     transcript.close()
     assert [d for d, _ in parse_log(tmp_path / "io" / "x-7.log")] == ["#", "!", "<", ">"]
     assert (tmp_path / "err" / "x-7.stderr").read_text() == "early warning\n"
+
+
+def test_an_engine_dying_in_the_handshake_is_named_with_its_exit_code_and_stderr() -> None:
+    # as an engine missing a shared library: a line on stderr, exit status 127
+    spec = EngineSpec("broken", [sys.executable, "-c", "import sys; sys.stderr.write("
+                                 "'broken: error while loading libfoo.so\\n'); sys.exit(127)"])
+    with pytest.raises(EngineError) as info:
+        probe_engine(spec)
+    assert str(info.value) == ("engine 'broken': died during the uci handshake (exit code 127; "
+                               "stderr: broken: error while loading libfoo.so)")
 
 
 def test_a_segfaulting_engine_leaves_its_exit_code_and_stderr_in_the_reason(fake, tmp_path):
