@@ -267,9 +267,13 @@ class EngineProcess:
                 spec.cmd, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
         except OSError as err:
             raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
-        protocol.transcript.open(logs or EngineLogs(), name, transport.get_pid())
         process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
                                                                 {}, path))
+        try:
+            protocol.transcript.open(logs or EngineLogs(), name, transport.get_pid())
+        except OSError as err:
+            await process.kill()
+            raise EngineError(f"engine {name!r}: cannot write its I/O log: {err}") from err
         try:
             await process._handshake()
         except BaseException:

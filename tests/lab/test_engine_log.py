@@ -4,6 +4,7 @@ stderr in the game's reason and the store; with the crashing fake engine, Stockf
 from __future__ import annotations
 
 import io
+import logging
 import re
 import subprocess
 import sys
@@ -150,3 +151,19 @@ def test_tempo_match_log_writes_one_file_per_engine_process(tmp_path) -> None:
         assert [t for d, t in log if d == ">"][0] == "uci" and ("<", "uciok") in log
         assert sum(text.startswith("bestmove") for d, text in log if d == "<") >= 2
     assert not (tmp_path / "out" / "stderr").exists()  # Stockfish writes nothing to stderr
+
+
+def test_a_log_folder_that_cannot_be_written(fake, tmp_path, caplog) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    # the I/O log cannot be created: the engine does not start, and the game names why
+    record = play_game(task(fake("w"), fake("b"), EngineLogs(io_dir=str(blocker / "io"))))
+    assert record.termination == "abandoned"
+    assert record.reason.startswith("White failed to start: engine 'w': cannot write its I/O log")
+    # stderr cannot be kept: a warning, and the engine plays on (its tail still in the reason)
+    crashy = fake("crashy", fault="segfault", at=2)
+    with caplog.at_level(logging.WARNING, logger="lab.engine_log"):
+        record = play_game(task(crashy, fake("b"), EngineLogs(stderr_dir=str(blocker / "err"))))
+    assert record.reason.startswith("White disconnected (exit code 139; stderr: ")
+    assert len(record.moves) == 2
+    assert any("stderr file given up" in r.getMessage() for r in caplog.records)
