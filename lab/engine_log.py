@@ -11,6 +11,7 @@ the ones dropped. The last stderr lines are also kept in memory for the game's t
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ TAIL_LINES = 5
 TAIL_CHARS = 400
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]+")
+LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ class EngineTranscript:
     """The I/O log and stderr of one engine process.
 
     Lines arriving before `open` (between the process starting and its pid being known) are held
-    and written once the files are named.
+    and written once the files are named. A file that cannot be written once the engine runs is
+    given up with a warning: a full disk must not look like a dying engine.
     """
 
     def __init__(self) -> None:
@@ -72,7 +75,8 @@ class EngineTranscript:
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
 
     def open(self, logs: EngineLogs, name: str, pid: int) -> None:
-        """Name the files after the engine and its pid; write what was held."""
+        """Name the files after the engine and its pid; write what was held. `OSError` when the
+        I/O log cannot be created."""
         self.logs = logs
         self.prefix = f"{_UNSAFE.sub('_', name)}-{pid}"
         if logs.io_dir is not None:
@@ -120,9 +124,17 @@ class EngineTranscript:
     def _write(self, stamp: str, direction: str, line: str) -> None:
         assert self.logs is not None
         if self._io is not None:
-            self._io.write(f"{stamp} {direction} {line}\n")
+            try:
+                self._io.write(f"{stamp} {direction} {line}\n")
+            except OSError as err:
+                LOGGER.warning("%s: I/O log given up: %s", self.prefix, err)
+                self._io = None
         if direction == "!" and self.logs.stderr_dir is not None:
-            self._write_stderr(line + "\n")
+            try:
+                self._write_stderr(line + "\n")
+            except OSError as err:
+                LOGGER.warning("%s: stderr file given up: %s", self.prefix, err)
+                self.logs = EngineLogs(self.logs.io_dir, None, self.logs.stderr_limit)
 
     def _write_stderr(self, text: str) -> None:
         assert self.logs is not None and self.logs.stderr_dir is not None

@@ -15,6 +15,11 @@ move), `crashed` (the process died or closed its pipes), `stalled` (no answer by
 none after `stop` either; the process is then killed), `late` (answered only after `stop`),
 `resigned` (XBoard `resign`) or `error` (the engine broke the protocol).
 
+Each process's stderr is read (python-chess would only log it) into a `lab.engine_log`
+transcript, which also logs every line both ways when asked: a crash's exit status and stderr tail
+go into the search outcome, a failed handshake's error, and so the game's reason. An engine that
+answers `uci` as an XBoard engine does (phalanx: "Illegal move: uci") is told so at once.
+
 An `EnginePool` owns one event loop and keeps idle engine processes between games (one worker, one
 pool); a process that faulted is killed and a fresh one is started for the next game.
 """
@@ -275,9 +280,13 @@ class EngineProcess:
                 spec.cmd, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
         except OSError as err:
             raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
-        protocol.transcript.open(logs or EngineLogs(), name, transport.get_pid())
         process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
                                                                 {}, path))
+        try:
+            protocol.transcript.open(logs or EngineLogs(), name, transport.get_pid())
+        except OSError as err:
+            await process.kill()
+            raise EngineError(f"engine {name!r}: cannot write its I/O log: {err}") from err
         try:
             await process._handshake()
         except BaseException:

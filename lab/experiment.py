@@ -20,15 +20,19 @@ The file (every table but `[[engines]]` is optional)::
     rounds = 10                        # or: games = 40 (total, in schedule order)
 
     [openings]
-    file = "books/openings_8ply.epd"   # EPD or PGN, relative to this file
+    file = "books/openings_8ply.epd"   # EPD, PGN or Polyglot .bin, relative to this file
     order = "random"                   # or "sequential"
     seed = 1
-    plies = 8                          # PGN: book moves taken from each game
+    plies = 8                          # PGN, Polyglot: book moves taken from each game or line
+    pick = "weighted"                  # Polyglot: moves by weight (cutechess), or "best"
+    start = 1                          # begin at this opening (1-based, after ordering)
     paired = true                      # each opening twice, colours reversed
 
     [adjudication]                     # lab.records.Adjudication fields
     resign_move_count = 3
     resign_score_cp = 600
+    syzygy = "/path/to/syzygy"         # end games the tables decide (relative to this file)
+    syzygy_pieces = 5                  # at most this many pieces (default: the largest tables)
 
     [sprt]                             # stops a one-challenger gauntlet when it decides
     elo0 = 0.0
@@ -71,9 +75,18 @@ from typing import Any
 
 import tomllib
 
+from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.settings import BackendError, DaskSettings
 from lab.engine_process import EngineError, probe_engine
-from lab.openings import BookError, Opening, book_format, load_book, order_book
+from lab.openings import (
+    POLYGLOT_PICKS,
+    BookError,
+    Opening,
+    book_format,
+    load_book,
+    order_book,
+    start_at,
+)
 from lab.records import Adjudication, EngineSpec
 from lab.toml_table import TomlTable
 from timecontrol.control import TimeControlError, parse_time_control
@@ -109,6 +122,14 @@ class BookConfig:
     seed: int = 0
     plies: int | None = None
     paired: bool = True
+    pick: str = "weighted"
+    start: int = 1
+
+
+#: Keys added after results folders were first written, left out of an experiment's identity
+#: while at their defaults so that those folders still resume: (table, key, default).
+LATER_KEYS = (("openings", "pick", "weighted"), ("openings", "start", 1),
+              ("adjudication", "syzygy", None), ("adjudication", "syzygy_pieces", None))
 
 
 @dataclass
@@ -183,6 +204,9 @@ class Experiment:
         for engine in data["engines"]:
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+        for table, key, default in LATER_KEYS:
+            if data[table].get(key, default) == default:
+                data[table].pop(key, None)
         book = data["openings"]
         if book["file"] is not None:
             path = Path(book["file"])
@@ -284,15 +308,27 @@ def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
     return os.path.abspath(path) if path.exists() else program
 
 
-def _adjudication(table: TomlTable) -> Adjudication:
-    values = {}
+def _adjudication(table: TomlTable, base: Path) -> Adjudication:
+    values: dict[str, Any] = {}
     for f in dataclasses.fields(Adjudication):
         if f.name == "resign_two_sided":
             values[f.name] = table.get(f.name, bool, False)
+        elif f.name == "syzygy":
+            path = table.get(f.name, str)
+            values[f.name] = path if path is None else os.pathsep.join(
+                str((base / folder).resolve()) for folder in syzygy_folders(path))
         else:
             values[f.name] = table.positive(f.name)
     table.done()
-    return Adjudication(**values)
+    adjudication = Adjudication(**values)
+    if adjudication.syzygy is not None:
+        try:
+            largest_tables(adjudication.syzygy)
+        except SyzygyError as exc:
+            raise table.error(f"key 'syzygy': {exc}") from None
+    elif adjudication.syzygy_pieces is not None:
+        raise table.error("key 'syzygy_pieces' needs 'syzygy' (the tables' folder)")
+    return adjudication
 
 
 def _sprt(table: TomlTable) -> SprtConfig:
@@ -325,16 +361,20 @@ def _book(table: TomlTable, base: Path) -> BookConfig:
         seed=table.get("seed", int, 0),
         plies=table.positive("plies"),
         paired=table.get("paired", bool, True),
+        pick=table.get("pick", str, "weighted"),
+        start=table.positive("start", 1) or 1,
     )
     table.done()
     if book.order not in ("sequential", "random"):
         raise table.error(f"key 'order' must be 'sequential' or 'random', got {book.order!r}")
-    if book.format not in (None, "epd", "pgn"):
-        raise table.error(f"key 'format' must be 'epd' or 'pgn', got {book.format!r}")
+    if book.format not in (None, "epd", "pgn", "polyglot"):
+        raise table.error(f"key 'format' must be 'epd', 'pgn' or 'polyglot', got {book.format!r}")
+    if book.pick not in POLYGLOT_PICKS:
+        raise table.error(f"key 'pick' must be one of {POLYGLOT_PICKS}, got {book.pick!r}")
     return book
 
 
-def _log(table: _Table, base: Path) -> LogConfig:
+def _log(table: TomlTable, base: Path) -> LogConfig:
     folder = table.get("dir", str)
     log = LogConfig(str((base / folder).resolve()) if folder is not None else None,
                     table.get("stderr", bool, True), table.positive("stderr_kb", 256) or 256)
@@ -361,7 +401,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     games = schedule.positive("games")
     schedule.done()
     book = _book(top.table("openings"), base)
-    adjudication = _adjudication(top.table("adjudication"))
+    adjudication = _adjudication(top.table("adjudication"), base)
     log = _log(top.table("log"), base)
     if overrides.log is not None:
         log.dir = str(Path(overrides.log).resolve())
@@ -456,7 +496,8 @@ def load_book_for(exp: Experiment) -> list[Opening]:
         return []
     try:
         fmt = cfg.format or book_format(cfg.file)
-        return order_book(load_book(cfg.file, fmt, cfg.plies), cfg.order, cfg.seed)
+        book = load_book(cfg.file, fmt, cfg.plies, cfg.pick, cfg.seed)
+        return start_at(order_book(book, cfg.order, cfg.seed), cfg.start)
     except BookError as exc:
         raise ExperimentError(f"{exp.source}: [openings]: {exc}") from None
 

@@ -23,7 +23,7 @@ How a game ends, in the order checked (PGN Termination, reason):
   text goes to `GameRecord.illegal_move`, never into the moves);
 * a move over the time left plus the margin -> `time forfeit` ("White loses on time (N ms
   overrun)");
-* the adjudication rules (`lab.adjudication`) -> `adjudication`.
+* the Syzygy tables, then the adjudication rules (`lab.adjudication`) -> `adjudication`.
 
 An engine that lost by any of these faults is killed, and the pool starts a fresh process for the
 next game (fastchess's and cutechess's `-recover`).
@@ -259,7 +259,7 @@ class _Game:
             ended = natural_end(board)
             if ended is not None:
                 break
-            adjudged = self.adjudicator.update(
+            adjudged = self.adjudicator.probe(board) or self.adjudicator.update(
                 color, info.score_cp, info.score_mate, plies=len(board.move_stack),
                 irreversible=board.halfmove_clock == 0)
             if adjudged is not None:

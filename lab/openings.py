@@ -1,21 +1,33 @@
-"""Opening books: start positions from EPD or PGN files, and building a balanced EPD book.
+"""Opening books: start positions from EPD, PGN or Polyglot files, Chess960 start positions, and
+building a balanced EPD book.
 
 An `Opening` is a start position (FEN) plus book moves played from it. EPD lines give a position
-and no moves; PGN games give their start position and their first `plies` moves. A malformed file
-raises `BookError` naming the file and the line. The FEN keeps the EPD's en-passant square and
-drops its opcodes (fastchess #248, #559 in docs/reference/harness_and_stats.md §7.2).
+and no moves; PGN games give their start position and their first `plies` moves; a Polyglot
+`.bin` book gives lines walked from the start position (`read_polyglot`). A malformed file raises
+`BookError` naming the file and the line, in our words rather than python-chess's objects. The
+FEN keeps the EPD's en-passant square and drops its opcodes (fastchess #248, #559 in
+docs/reference/harness_and_stats.md §7.2). `start_at` is fastchess's `-openings start=N`.
 """
 
 from __future__ import annotations
 
+import bisect
 import io
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
 import chess.pgn
+import chess.polyglot
+
+#: Lines drawn from a Polyglot book when it is read (the schedule wraps around them).
+POLYGLOT_LINES = 1000
+#: How a Polyglot book's move is chosen: in proportion to the entries' weights (cutechess-cli's
+#: `OpeningBook::move`), or always the heaviest entry.
+POLYGLOT_PICKS = ("weighted", "best")
 
 
 class BookError(ValueError):
@@ -29,23 +41,33 @@ class Opening:
     fen: str
     moves: tuple[str, ...] = ()
     source: str = ""
+    chess960: bool = False
 
     def board(self) -> chess.Board:
         """The position after the book moves."""
-        board = chess.Board(self.fen)
+        board = chess.Board(self.fen, chess960=self.chess960)
         for uci in self.moves:
             board.push_uci(uci)
         return board
 
 
 def book_format(path: str | Path) -> str:
-    """'epd' or 'pgn' from the file's suffix; other suffixes are an error."""
+    """'epd', 'pgn' or 'polyglot' from the file's suffix; other suffixes are an error."""
     suffix = Path(path).suffix.lower()
     if suffix in (".epd", ".fen"):
         return "epd"
     if suffix == ".pgn":
         return "pgn"
-    raise BookError(f"{path}: unknown opening-book format {suffix!r}; use .epd or .pgn")
+    if suffix == ".bin":
+        return "polyglot"
+    raise BookError(f"{path}: unknown opening-book format {suffix!r}; use .epd, .pgn or .bin "
+                    "(Polyglot)")
+
+
+def _status_words(status: chess.Status) -> str:
+    """python-chess's position status flags in words ('no white king, too many kings')."""
+    return ", ".join(flag.name.lower().replace("_", " ") for flag in chess.Status
+                     if flag and flag.name and flag in status)
 
 
 def _read_text(path: Path) -> str:
@@ -72,7 +94,8 @@ def read_epd(path: str | Path) -> list[Opening]:
                             f"{text!r}") from None
         status = board.status()
         if status != chess.STATUS_VALID:
-            raise BookError(f"{path}:{number}: illegal position ({status!r}): {text!r}")
+            raise BookError(f"{path}:{number}: illegal position ({_status_words(status)}): "
+                            f"{text!r}")
         if board.is_game_over():
             raise BookError(f"{path}:{number}: the game is already over in {text!r}")
         openings.append(Opening(board.fen(), (), f"{path}:{number}"))
@@ -81,14 +104,84 @@ def read_epd(path: str | Path) -> list[Opening]:
     return openings
 
 
+_SAN = (r"(?:[NBKRQ]?[a-h]?[1-8]?[\-x]?[a-h][1-8](?:=?[nbrqkNBRQK])?|[PNBRQK]?@[a-h][1-8]|--|Z0"
+        r"|0000|@@@@|O-O(?:-O)?|0-0(?:-0)?)")
+#: A movetext token python-chess understands: an optional move number, a move (SAN as its
+#: tokenizer takes it, then check and annotation marks), a NAG, a result or a parenthesis.
+_MOVETEXT_TOKEN = re.compile(
+    rf"(?:\d+\.*)?(?:{_SAN}[+#]?)?[?!]{{0,2}}|\$\d+|\*|1-0|0-1|1/2-1/2|[()]")
+
+
+class _BookGameBuilder(chess.pgn.GameBuilder):
+    """python-chess's game builder keeping the first error with the line it was met on, instead
+    of logging the error with the game object's repr."""
+
+    def __init__(self, handle: io.StringIO, line_at: Callable[[int], int]) -> None:
+        super().__init__()
+        self.handle = handle
+        self.line_at = line_at
+        self.first_error: tuple[int, Exception] | None = None
+
+    def handle_error(self, error: Exception) -> None:
+        if self.first_error is None:
+            # the parser has read the line holding the error: the last character read is on it
+            self.first_error = (self.line_at(max(0, self.handle.tell() - 1)), error)
+
+
+def _movetext_problem(text: str) -> tuple[int, str] | None:
+    """The first line whose movetext python-chess would skip silently, with the problem: a `{`
+    comment never closed or running into the next game's tags (python-chess reads a comment up
+    to the next `}`, wherever it is, swallowing the games between), or a token that is not a
+    move, move number, result, NAG or parenthesis (python-chess drops such a token and reads on).
+    Tag lines, `%` escape lines and `;` comments are skipped as PGN defines.
+    """
+    opened = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if opened:
+            if line.lstrip().startswith("[Event "):
+                return opened, (f"a '{{' comment is not closed before the next game's tags at "
+                                f"line {number}")
+            if "}" not in line:
+                continue
+            line = line[line.index("}") + 1:]
+            opened = 0
+        elif line.lstrip().startswith(("[", "%")):
+            continue
+        plain = []
+        while line:
+            brace, semicolon = line.find("{"), line.find(";")
+            if 0 <= semicolon and (brace < 0 or semicolon < brace):
+                plain.append(line[:semicolon])
+                break
+            if brace < 0:
+                plain.append(line)
+                break
+            plain.append(line[:brace])
+            closing = line.find("}", brace)
+            if closing < 0:
+                opened = number
+                break
+            line = line[closing + 1:]
+        for token in " ".join(plain).replace("(", " ( ").replace(")", " ) ").split():
+            if not _MOVETEXT_TOKEN.fullmatch(token):
+                return number, (f"{token!r} is not a move, move number, result or annotation "
+                                "(python-chess would skip it)")
+    if opened:
+        return opened, "a '{' comment is never closed (the games after it would be lost)"
+    return None
+
+
 def read_pgn(path: str | Path, plies: int | None = None) -> list[Opening]:
     """The start position and first `plies` moves (all when None) of each game in a PGN file.
 
-    python-chess reads leniently; a game with a parse error, an illegal move or no moves raises
-    `BookError` with the line where that game starts.
+    python-chess reads leniently; a move that cannot be read or is illegal, a game with no moves
+    or a `{` comment left open raises `BookError` with the line of the problem.
     """
     path = Path(path)
     text = _read_text(path)
+    problem = _movetext_problem(text)
+    if problem is not None:
+        raise BookError(f"{path}:{problem[0]}: {problem[1]}")
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
@@ -97,12 +190,14 @@ def read_pgn(path: str | Path, plies: int | None = None) -> list[Opening]:
     openings = []
     while True:
         start = handle.tell()
-        game = chess.pgn.read_game(handle)
+        builder = _BookGameBuilder(handle, lambda position: _line_containing(offsets, position))
+        game = chess.pgn.read_game(handle, Visitor=lambda made=builder: made)
         if game is None:
             break
         number = _line_of(offsets, start, text)
-        if game.errors:
-            raise BookError(f"{path}:{number}: bad PGN game: {game.errors[0]}")
+        if builder.first_error is not None:
+            line, error = builder.first_error
+            raise BookError(f"{path}:{number}: bad PGN game: {error} (at line {line})")
         board = game.board()
         fen = board.fen()
         moves = []
@@ -121,28 +216,88 @@ def read_pgn(path: str | Path, plies: int | None = None) -> list[Opening]:
     return openings
 
 
+def read_polyglot(path: str | Path, plies: int | None = None, pick: str = "weighted",
+                  seed: int = 0, count: int = POLYGLOT_LINES) -> list[Opening]:
+    """Lines walked through a Polyglot book from the start position, as cutechess-cli plays one.
+
+    Each line follows the book until it has `plies` moves (no limit when None, as cutechess's
+    `bookdepth`) or the position is not in the book; a move is drawn in proportion to the
+    entries' weights (`pick = "weighted"`, seeded: line i uses its own generator, so the lines do
+    not depend on `count`) or is the heaviest entry (`"best"`: one line). Lines may repeat, as
+    they do in cutechess. Entries of weight 0 are never played.
+    """
+    path = Path(path)
+    if pick not in POLYGLOT_PICKS:
+        raise BookError(f"{path}: unknown Polyglot pick {pick!r}; use 'weighted' or 'best'")
+    try:
+        reader = chess.polyglot.open_reader(path)
+    except FileNotFoundError:
+        raise BookError(f"{path}: opening book not found") from None
+    except (OSError, ValueError) as exc:
+        raise BookError(f"{path}: not a Polyglot book ({exc})") from None
+    with reader:
+        if len(reader) == 0:
+            raise BookError(f"{path}: the Polyglot book is empty")
+        openings = []
+        for index in range(1 if pick == "best" else count):
+            rng = random.Random(f"{seed}:{index}")
+            board = chess.Board()
+            while plies is None or len(board.move_stack) < plies:
+                try:
+                    entry = (reader.find(board) if pick == "best"
+                             else reader.weighted_choice(board, random=rng))
+                except IndexError:
+                    break
+                board.push(entry.move)
+                if board.is_game_over():
+                    board.pop()
+                    break
+            if not board.move_stack:
+                raise BookError(f"{path}: the Polyglot book has no move for the start position")
+            openings.append(Opening(chess.STARTING_FEN,
+                                    tuple(move.uci() for move in board.move_stack),
+                                    f"{path}:line{index + 1}"))
+    return openings
+
+
+def chess960_openings(indices: list[int] | None = None) -> list[Opening]:
+    """Chess960 start positions by their Scharnagl index (0-959; 518 is the standard position),
+    all 960 in index order when `indices` is None."""
+    chosen = range(960) if indices is None else indices
+    openings = []
+    for index in chosen:
+        if not 0 <= index < 960:
+            raise BookError(f"Chess960 position {index} does not exist (0 to 959)")
+        board = chess.Board.from_chess960_pos(index)
+        openings.append(Opening(board.fen(), (), f"chess960:{index}", chess960=True))
+    return openings
+
+
 def _line_of(offsets: list[int], position: int, text: str) -> int:
     """1-based line of the first non-blank character at or after character `position`."""
     while position < len(text) and text[position].isspace():
         position += 1
-    low, high = 0, len(offsets) - 1
-    while low < high:
-        mid = (low + high + 1) // 2
-        if offsets[mid] <= position:
-            low = mid
-        else:
-            high = mid - 1
-    return low + 1
+    return _line_containing(offsets, position)
 
 
-def load_book(path: str | Path, fmt: str | None = None, plies: int | None = None) -> list[Opening]:
-    """Read an EPD or PGN book (format from the suffix unless `fmt` is given)."""
+def _line_containing(offsets: list[int], position: int) -> int:
+    """1-based line holding character `position` (`offsets`: where each line starts)."""
+    return bisect.bisect_right(offsets, position, hi=len(offsets) - 1)
+
+
+def load_book(path: str | Path, fmt: str | None = None, plies: int | None = None,
+              pick: str = "weighted", seed: int = 0) -> list[Opening]:
+    """Read an EPD, PGN or Polyglot book (format from the suffix unless `fmt` is given); `pick`
+    and `seed` choose a Polyglot book's lines."""
     fmt = fmt or book_format(path)
     if fmt == "epd":
         return read_epd(path)
     if fmt == "pgn":
         return read_pgn(path, plies)
-    raise BookError(f"{path}: unknown opening-book format {fmt!r}; use 'epd' or 'pgn'")
+    if fmt == "polyglot":
+        return read_polyglot(path, plies, pick, seed)
+    raise BookError(f"{path}: unknown opening-book format {fmt!r}; use 'epd', 'pgn' or "
+                    "'polyglot'")
 
 
 def order_book(openings: list[Opening], order: str = "sequential", seed: int = 0) -> list[Opening]:
@@ -155,6 +310,14 @@ def order_book(openings: list[Opening], order: str = "sequential", seed: int = 0
         random.Random(seed).shuffle(shuffled)
         return shuffled
     raise BookError(f"unknown opening order {order!r}; use 'sequential' or 'random'")
+
+
+def start_at(openings: list[Opening], start: int) -> list[Opening]:
+    """The book in play order beginning at its `start`-th opening (1-based, after ordering, as
+    fastchess's `-openings start=N`); the ones before it come last."""
+    if not 1 <= start <= len(openings):
+        raise BookError(f"opening start {start} is outside the book (1 to {len(openings)})")
+    return openings[start - 1:] + openings[:start - 1]
 
 
 # --- Building a balanced book (`tempo openings`) ------------------------------------------------

@@ -67,7 +67,9 @@ class Adjudication:
     Draw: after full move `draw_move_number`, both sides' scores within ±`draw_score_cp` for
     `draw_move_count` consecutive moves. Resign: one side at or below −`resign_score_cp` for
     `resign_move_count` consecutive moves (its opponent agreeing when `resign_two_sided`).
-    `max_moves`: the game is drawn after that many full moves.
+    `max_moves`: the game is drawn after that many full moves. `syzygy`: a folder of Syzygy
+    tables (several joined by the path separator) that end a game once it has at most
+    `syzygy_pieces` pieces (default: the largest tables there).
     """
 
     draw_move_number: int | None = None
@@ -77,6 +79,8 @@ class Adjudication:
     resign_score_cp: int | None = None
     resign_two_sided: bool = False
     max_moves: int | None = None
+    syzygy: str | None = None
+    syzygy_pieces: int | None = None
 
 
 @dataclass

@@ -18,8 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
     parser.add_argument("--games", type=positive_int, default=20,
                         help="games (default 20, even)")
-    parser.add_argument("--book", help="opening book, EPD or PGN (default: the shipped "
-                        "experiments/books/openings_8ply.epd, random order)")
+    parser.add_argument("--book", help="opening book, EPD, PGN or Polyglot .bin (default: the "
+                        "shipped experiments/books/openings_8ply.epd, random order)")
     parser.add_argument("--name", help="experiment name (default: match-A-vs-B)")
     add_run_options(parser)
     parser.set_defaults(func=run)

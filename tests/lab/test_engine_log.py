@@ -4,6 +4,7 @@ stderr in the game's reason and the store; with the crashing fake engine, Stockf
 from __future__ import annotations
 
 import io
+import logging
 import re
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import chess
 import pytest
 
 from lab.engine_log import EngineLogs, EngineTranscript, exit_description
-from lab.engine_process import EnginePool
+from lab.engine_process import EngineError, EnginePool, probe_engine
 from lab.experiment import BookConfig, Experiment, LogConfig
 from lab.game import Timeouts, play_game
 from lab.records import Adjudication, EngineSpec, GameTask
@@ -70,6 +71,16 @@ def test_lines_before_the_files_are_named_are_kept(tmp_path) -> None:
     transcript.close()
     assert [d for d, _ in parse_log(tmp_path / "io" / "x-7.log")] == ["#", "!", "<", ">"]
     assert (tmp_path / "err" / "x-7.stderr").read_text() == "early warning\n"
+
+
+def test_an_engine_dying_in_the_handshake_is_named_with_its_exit_code_and_stderr() -> None:
+    # as an engine missing a shared library: a line on stderr, exit status 127
+    spec = EngineSpec("broken", [sys.executable, "-c", "import sys; sys.stderr.write("
+                                 "'broken: error while loading libfoo.so\\n'); sys.exit(127)"])
+    with pytest.raises(EngineError) as info:
+        probe_engine(spec)
+    assert str(info.value) == ("engine 'broken': died during the uci handshake (exit code 127; "
+                               "stderr: broken: error while loading libfoo.so)")
 
 
 def test_a_segfaulting_engine_leaves_its_exit_code_and_stderr_in_the_reason(fake, tmp_path):
@@ -140,3 +151,19 @@ def test_tempo_match_log_writes_one_file_per_engine_process(tmp_path) -> None:
         assert [t for d, t in log if d == ">"][0] == "uci" and ("<", "uciok") in log
         assert sum(text.startswith("bestmove") for d, text in log if d == "<") >= 2
     assert not (tmp_path / "out" / "stderr").exists()  # Stockfish writes nothing to stderr
+
+
+def test_a_log_folder_that_cannot_be_written(fake, tmp_path, caplog) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    # the I/O log cannot be created: the engine does not start, and the game names why
+    record = play_game(task(fake("w"), fake("b"), EngineLogs(io_dir=str(blocker / "io"))))
+    assert record.termination == "abandoned"
+    assert record.reason.startswith("White failed to start: engine 'w': cannot write its I/O log")
+    # stderr cannot be kept: a warning, and the engine plays on (its tail still in the reason)
+    crashy = fake("crashy", fault="segfault", at=2)
+    with caplog.at_level(logging.WARNING, logger="lab.engine_log"):
+        record = play_game(task(crashy, fake("b"), EngineLogs(stderr_dir=str(blocker / "err"))))
+    assert record.reason.startswith("White disconnected (exit code 139; stderr: ")
+    assert len(record.moves) == 2
+    assert any("stderr file given up" in r.getMessage() for r in caplog.records)
