@@ -552,8 +552,9 @@ class EnginePool:
         self.close()
 
 
-def probe_engine(spec: EngineSpec) -> EngineIdentity:
-    """Start the engine, check its handshake, options and features, and quit it.
+def probe_engine(spec: EngineSpec, logs: EngineLogs | None = None) -> EngineIdentity:
+    """Start the engine, check its handshake, options and features, and quit it (its traffic
+    kept as `logs` says).
 
     Raises `EngineError` naming the engine and the problem: binary missing, handshake failed or
     timed out, an option in `spec.options` that the engine lacks, an XBoard engine without
@@ -561,7 +562,7 @@ def probe_engine(spec: EngineSpec) -> EngineIdentity:
     """
 
     async def probe() -> EngineIdentity:
-        process = await EngineProcess.start(spec)
+        process = await EngineProcess.start(spec, logs)
         await process.quit()
         return process.identity
 

@@ -77,6 +77,7 @@ import tomllib
 
 from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.settings import BackendError, DaskSettings
+from lab.engine_log import EngineLogs
 from lab.engine_process import EngineError, probe_engine
 from lab.openings import (
     POLYGLOT_PICKS,
@@ -519,16 +520,18 @@ def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Exp
 
 def probe_engines(exp: Experiment, probe: Callable[[EngineSpec], Any] | None = None
                   ) -> dict[str, Any]:
-    """Start each engine once and check it (handshake, options); name -> its identity.
+    """Start each engine once and check it (handshake, options); name -> its identity. With an
+    I/O log folder (`[log] dir`) the probe's traffic is logged too.
 
     Problems come from the engine module's `probe_engine` as `EngineError` (missing binary,
     failed or timed-out handshake, unknown option, XBoard engine without `setboard`) and are
     raised again as `ExperimentError` naming the experiment file.
     """
+    logs = EngineLogs(io_dir=exp.log.dir)  # I/O log only: no results folder before the probe
     identities = {}
     for spec in exp.engines:
         try:
-            identities[spec.name] = (probe or probe_engine)(spec)
+            identities[spec.name] = probe(spec) if probe else probe_engine(spec, logs)
         except EngineError as exc:
             raise ExperimentError(f"{exp.source}: {exc}") from None
     return identities

@@ -144,13 +144,31 @@ def test_tempo_match_log_writes_one_file_per_engine_process(tmp_path) -> None:
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     files = sorted((tmp_path / "logs").iterdir())
-    # the worker keeps one process per engine for both games (the probe before is not logged)
-    assert len(files) == 2 and all(re.fullmatch(r"stockfish(_2)?-\d+\.log", p.name)
+    # each engine's probe, then one process per engine that the worker keeps for both games
+    assert len(files) == 4 and all(re.fullmatch(r"stockfish(_2)?-\d+\.log", p.name)
                                    for p in files)
-    for log in map(parse_log, files):
+    logs = [parse_log(p) for p in files]
+    for log in logs:
         assert [t for d, t in log if d == ">"][0] == "uci" and ("<", "uciok") in log
+    played = [log for log in logs if any(text.startswith("go ") for _, text in log)]
+    assert len(played) == 2
+    for log in played:
         assert sum(text.startswith("bestmove") for d, text in log if d == "<") >= 2
     assert not (tmp_path / "out" / "stderr").exists()  # Stockfish writes nothing to stderr
+
+
+def test_the_probe_of_a_mistaken_xboard_engine_is_logged(tmp_path) -> None:
+    if not Path("/usr/games/phalanx").exists():
+        pytest.skip("phalanx is not installed at /usr/games/phalanx")
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from lab.cli import main; sys.exit(main())",
+         "match", "phalanx", "stockfish", "--out", str(tmp_path / "out"),
+         "--log", str(tmp_path / "logs")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "is this an XBoard engine?" in done.stderr
+    (file,) = (tmp_path / "logs").iterdir()  # the first engine's probe failed: nothing after it
+    log = parse_log(file)
+    assert (">", "uci") in log and ("<", "Illegal move: uci") in log
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_log_folder_that_cannot_be_written(fake, tmp_path, caplog) -> None:
