@@ -30,14 +30,8 @@ import pandas as pd
 
 from lab.bench.engine import INTERPRETERS, BenchError, run_engine_bench
 from lab.calibration.probe import ProbeError
-from lab.experiment import (
-    BUILTIN_ENGINES,
-    DEFAULT_BOOK,
-    Experiment,
-    ExperimentError,
-    load_book_for,
-    parse_experiment,
-)
+from lab.experiment import BUILTIN_ENGINES, DEFAULT_BOOK, Experiment, ExperimentError, load_book_for
+from lab.experiment_file import parse_experiment
 from lab.records import EngineSpec
 
 LEVELS = (800, 1400, 2000)

@@ -161,7 +161,7 @@ EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 def test_the_experiment_library_loads_and_is_documented(path):
     import tomllib
 
-    from lab.experiment import load_experiment
+    from lab.experiment_file import load_experiment
 
     data = tomllib.loads(path.read_text())
     if "levels" in data:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.experiment import parse_experiment
+from lab.experiment_file import parse_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
