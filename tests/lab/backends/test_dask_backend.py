@@ -38,7 +38,7 @@ from lab.store import open_store  # noqa: E402
 from lab.tournament import Tournament  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
-BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).parents[3] / "experiments" / "books" / "openings_8ply.epd"
 DASK = str(Path(sys.executable).with_name("dask"))
 
 pytestmark = [

@@ -14,7 +14,7 @@ from lab.calibration.tables import read_elo_table, write_elo_table
 from lab.store import open_store
 
 STOCKFISH = "/usr/games/stockfish"
-BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).resolve().parents[3] / "experiments" / "books" / "openings_8ply.epd"
 needs_stockfish = pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK),
                                      reason="Stockfish is not installed at /usr/games/stockfish")
 
@@ -154,7 +154,7 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(folder / "levels.csv"), levels)
 
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
 
 @pytest.mark.parametrize("path", sorted(EXPERIMENTS.glob("*.toml")), ids=lambda p: p.name)
