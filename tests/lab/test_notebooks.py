@@ -66,7 +66,7 @@ def gauntlet(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def calibration(tmp_path_factory) -> Path:
     from lab.calibration import load_calibration, run_calibration
-    from tests.lab.test_calibrate_run import TINY
+    from tests.lab.calibration.test_calibrate_run import TINY
 
     folder = tmp_path_factory.mktemp("calibration")
     path = folder / "tiny.toml"
