@@ -275,7 +275,7 @@ class EngineProcess:
         env = {**os.environ, **spec.env} if spec.env else None
         try:
             # The engine stays in its parent's process group, so a worker killed with its group
-            # (lab.runner) takes its engines with it.
+            # (lab.backends.local) takes its engines with it.
             transport, protocol = await protocol_class.popen(  # type: ignore[attr-defined]
                 spec.cmd, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
         except OSError as err:

@@ -30,15 +30,11 @@ import pandas as pd
 
 from lab.bench.engine import INTERPRETERS, BenchError, run_engine_bench
 from lab.calibration.probe import ProbeError
-from lab.experiment import (
-    BUILTIN_ENGINES,
-    DEFAULT_BOOK,
-    Experiment,
-    ExperimentError,
-    load_book_for,
-    parse_experiment,
-)
+from lab.experiment import BUILTIN_ENGINES, DEFAULT_BOOK, Experiment, ExperimentError, load_book_for
+from lab.experiment_file import parse_experiment
 from lab.records import EngineSpec
+from lab.runner import run_experiment
+from lab.store import open_store
 
 LEVELS = (800, 1400, 2000)
 FULL = "full"
@@ -247,9 +243,6 @@ def parse_levels(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lab.runner import run_experiment
-    from lab.store import open_store
-
     try:
         levels = parse_levels(args.levels)
         if args.games < 2 or args.games % 2:

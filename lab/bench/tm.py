@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from lab.experiment import DEFAULT_BOOK, Experiment, load_book_for, parse_experiment
+from lab.experiment import DEFAULT_BOOK, Experiment, load_book_for
+from lab.experiment_file import parse_experiment
 from lab.plots.time_usage import fraction_of_time_used
 from lab.runner import run_experiment
 from lab.store import open_store

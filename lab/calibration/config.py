@@ -41,7 +41,7 @@ Our engine (`builtin = "tempo"`) is calibrated through its Elo table: each level
 correction writes a table in the engine's CSV format. Any other engine is calibrated through the
 value of its level option: the correction writes, for each target Elo, the option value that
 produces it. Engine and anchor tables are checked exactly as an experiment's `[[engines]]`
-(`lab.experiment.parse_experiment`), so errors name this file and the key.
+(`lab.experiment_file.parse_experiment`), so errors name this file and the key.
 """
 
 from __future__ import annotations
@@ -56,13 +56,8 @@ from typing import Any
 import tomllib
 
 from lab.calibration.criteria import Thresholds
-from lab.experiment import (
-    BUILTIN_ENGINES,
-    Experiment,
-    ExperimentError,
-    load_book_for,
-    parse_experiment,
-)
+from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, load_book_for
+from lab.experiment_file import parse_experiment
 from lab.toml_table import TomlTable
 
 #: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).

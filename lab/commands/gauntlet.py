@@ -10,7 +10,8 @@ from lab.backends.settings import (
     add_backend_arguments,
     settings_from_args,
 )
-from lab.experiment import ExperimentError, Overrides, load_experiment
+from lab.experiment import ExperimentError, Overrides
+from lab.experiment_file import load_experiment
 from lab.store import StoreError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from lab.commands.gauntlet import add_run_options, execute, positive_int
-from lab.experiment import quick_experiment
+from lab.quick_match import quick_experiment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -15,8 +15,9 @@ import chess
 import chess.engine
 import chess.pgn
 
-from lab.experiment import ExperimentError, engine_table
+from lab.experiment import ExperimentError
 from lab.openings import BookError, build_book, write_epd
+from lab.quick_match import engine_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,15 +21,13 @@ from scipy.linalg import LinAlgError, LinAlgWarning, solve
 from scipy.special import ndtr, ndtri
 
 from lab.ratings.models import (
-    BAYESELO_ADVANTAGE,
     BAYESELO_DRAWELO,
     ORDO_SCALE,
     BayesEloModel,
     OrdoModel,
-    bayeselo_scale,
     draw_probability,
-    fit_draw_rate,
 )
+from lab.ratings.options import FitOptions
 from lab.ratings.pool import (
     Pool,
     condense,
@@ -41,8 +39,6 @@ from lab.ratings.pool import (
 )
 from lab.ratings.table import RatingTable
 
-#: Ordo's default pool average (reference §5.1); BayesElo centres its ratings on 0.
-ORDO_AVERAGE = 2300.0
 #: A fitted parameter this far (rating points) from the others means the maximum is at infinity.
 RUNAWAY = 10_000.0
 
@@ -231,7 +227,7 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
             )
     start = np.mean(list(spec.fixed.values()) + [m for m, _ in spec.loose.values()] or [0.0])
     theta = np.full(n + 2, float(start))
-    theta[n] = BAYESELO_ADVANTAGE if fit_white and model.has_draw_param else spec.white or 0.0
+    theta[n] = model.start_white if fit_white else spec.white or 0.0
     theta[n + 1] = BAYESELO_DRAWELO if fit_draw else (spec.draw or 0.0)
     for i, value in spec.fixed.items():
         theta[i] = value
@@ -244,14 +240,12 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
     free[n], free[n + 1] = fit_white, fit_draw
     theta = _maximise(fit_pool, spec, theta, free)
 
-    if isinstance(model, OrdoModel):
-        delta = theta[fit_pool.white] - theta[fit_pool.black] + theta[n]
-        if spec.draw is None:
-            theta[n + 1] = fit_draw_rate(
-                model.expectancy(delta), fit_pool.games, drawn
-            )
-    # Curvature: cov = H⁻¹ J H⁻¹ (sandwich). J = H for BayesElo's true likelihood; Ordo's
-    # half-point likelihood counts f(1 − f) per game where the score's variance is f(1 − f) − D/4.
+    delta = theta[fit_pool.white] - theta[fit_pool.black] + theta[n]
+    if spec.draw is None:
+        after = model.draw_after_fit(delta, fit_pool.games, drawn)
+        if after is not None:
+            theta[n + 1] = after
+    # Curvature: cov = H⁻¹ J H⁻¹ (sandwich), J from the model's information weights (None: J = H).
     _, _, hess = _evaluate(fit_pool, spec, theta)
     idx = np.flatnonzero(free)
     cov = np.zeros((n + 2, n + 2))
@@ -263,14 +257,14 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
                 "unbalanced, or too few decisive games): give its value instead of fitting it"
             )
         h_inv = np.linalg.inv(neg_h)
-        if isinstance(model, OrdoModel):
-            var = model.score_variance(delta, theta[n + 1])
-            info = _outer(fit_pool, model.beta**2 * fit_pool.games * var)
+        weights = model.information_weights(delta, theta[n + 1], fit_pool.games)
+        if weights is None:
+            cov[np.ix_(idx, idx)] = h_inv
+        else:
+            info = _outer(fit_pool, weights)
             for i, (_, sd) in spec.loose.items():
                 info[i, i] += 1.0 / (sd * sd)
             cov[np.ix_(idx, idx)] = h_inv @ info[np.ix_(idx, idx)] @ h_inv
-        else:
-            cov[np.ix_(idx, idx)] = h_inv
 
     ratings = np.full(n, np.nan)
     ratings[core] = theta[:n][core]
@@ -288,7 +282,7 @@ def _fit_core(real: Pool, spec: FitSpec) -> CoreFit:
             ratings[i] = _bound(pool, spec, theta, ratings, i, mark)
         bound[i] = mark
     return CoreFit(ratings, bound, float(theta[n]), float(theta[n + 1]), cov, groups,
-                   spec.draw is None and (fit_draw or isinstance(model, OrdoModel)))
+                   model.draw_is_fitted(spec.draw is None, fit_draw))
 
 
 def _bound(pool: Pool, spec: FitSpec, theta, ratings, player: int, mark: str) -> float:
@@ -318,13 +312,6 @@ def _bound(pool: Pool, spec: FitSpec, theta, ratings, player: int, mark: str) ->
 
 
 # --- Units, simulations, tables -----------------------------------------------------------------
-
-
-def _output_scale(spec: FitSpec, fit: CoreFit, bayeselo_units: float | str) -> float:
-    """The factor from the model's units to the printed ratings (BayesElo's `scale`)."""
-    if not isinstance(spec.model, BayesEloModel):
-        return 1.0
-    return bayeselo_scale(fit.draw) if bayeselo_units == "auto" else float(bayeselo_units)
 
 
 def _scaled(fit: CoreFit, spec: FitSpec, k: float) -> np.ndarray:
@@ -360,7 +347,7 @@ def _simulate(real: Pool, spec: FitSpec, fit: CoreFit, runs: int, rng, units) ->
             sim = _fit_core(sample, sim_spec)
         except ValueError:
             continue
-        out[run, :n] = _scaled(sim, sim_spec, _output_scale(sim_spec, sim, units))
+        out[run, :n] = _scaled(sim, sim_spec, spec.model.output_scale(sim.draw, units))
         out[run, n], out[run, n + 1] = sim.white, sim.draw
     return out
 
@@ -438,7 +425,17 @@ def fit_ratings(
     (or pool average), or to the pool average with `relative_to="pool"`. A pool whose groups are
     not tied together raises `DisconnectedPoolError` unless `force`.
     """
+    options = FitOptions.check(
+        model, anchors=anchors, loose_anchors=loose_anchors, average=average, scale=scale,
+        white=white, draw=draw, prior=prior, bayeselo_units=bayeselo_units,
+        simulations=simulations, confidence=confidence, relative_to=relative_to, force=force,
+        seed=seed)
     pool = games if isinstance(games, Pool) else condense(games)
+    return fit_pool(pool, options)
+
+
+def fit_pool(pool: Pool, options: FitOptions) -> RatingTable:
+    """`fit_ratings` on condensed results with checked options."""
     if pool.n == 0:
         raise ValueError("no decided games (1-0, 0-1, 1/2-1/2) to fit")
     index = {name: i for i, name in enumerate(pool.players)}
@@ -448,50 +445,18 @@ def fit_ratings(
             raise ValueError(f"anchor {name!r} has no decided game in the input")
         return index[name]
 
-    fixed = {player(k): float(v) for k, v in (anchors or {}).items()}
-    loose = {player(k): (float(m), float(s)) for k, (m, s) in (loose_anchors or {}).items()}
-    if any(s <= 0 for _, s in loose.values()):
-        raise ValueError("loose anchors need a positive standard deviation")
-    if set(fixed) & set(loose):
-        raise ValueError("a player cannot be both a fixed and a loose anchor")
-    if average is not None and (fixed or loose):
-        raise ValueError("give either anchors or a pool average, not both")
-    if model == "ordo":
-        the_model: OrdoModel | BayesEloModel = OrdoModel(scale)
-        white_value = 0.0 if white is None else white
-        default_average = ORDO_AVERAGE
-    elif model == "bayeselo":
-        the_model = BayesEloModel()
-        white_value = "auto" if white is None else white
-        default_average = 0.0
-    else:
-        raise ValueError(f"unknown rating model {model!r}: use 'ordo' or 'bayeselo'")
-    if relative_to not in ("anchor", "pool"):
-        raise ValueError(f"relative_to must be 'anchor' or 'pool', not {relative_to!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1): {confidence}")
-    if simulations < 0 or simulations == 1:
-        raise ValueError(f"simulations must be 0 (curvature) or at least 2: {simulations}")
-    if isinstance(white_value, str) and white_value != "auto":
-        raise ValueError(f"white advantage must be 'auto' or a number, not {white_value!r}")
-    draw_value = _draw_setting(draw, the_model)
-    spec = FitSpec(
-        the_model, fixed, loose, default_average if average is None else float(average),
-        None if white_value == "auto" else float(white_value), draw_value,
-        float(prior) if model == "bayeselo" else 0.0, force,
-    )
-    if model == "bayeselo" and bayeselo_units == "auto" and (len(fixed) > 1 or loose):
-        raise ValueError(
-            "BayesElo's rating scale needs one anchor or the pool average; with several or loose "
-            "anchors pass bayeselo_units=1 (raw BayesElo units)"
-        )
-
+    fixed = {player(k): v for k, v in options.anchors.items()}
+    loose = {player(k): v for k, v in options.loose_anchors.items()}
+    spec = FitSpec(options.model, fixed, loose, options.average, options.white, options.draw,
+                   options.prior, options.force)
+    bayeselo_units, simulations = options.bayeselo_units, options.simulations
+    relative_to, confidence = options.relative_to, options.confidence
     fit = _fit_core(pool, spec)
-    k = _output_scale(spec, fit, bayeselo_units)
+    k = spec.model.output_scale(fit.draw, bayeselo_units)
     ratings = _scaled(fit, spec, k)
     n = pool.n
     cov = fit.cov * np.outer(np.r_[np.full(n, k), 1.0, 1.0], np.r_[np.full(n, k), 1.0, 1.0])
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(options.seed)
     if simulations > 1:
         sims = _simulate(pool, spec, fit, simulations, rng, bayeselo_units)
         cov = pd.DataFrame(sims).cov().to_numpy(copy=True)  # pairwise: runs that rated both
@@ -507,22 +472,6 @@ def fit_ratings(
     cov[:, ~rated] = np.nan
     errors = _Errors(cov, confidence, source, relative_to, simulated=simulations > 1)
     return _table(pool, spec, fit, ratings, errors, k)
-
-
-def _draw_setting(draw: float | str, model) -> float | None:
-    """None to fit; Ordo: D_eq itself; BayesElo: the drawelo giving that rate at equal strength."""
-    if draw == "auto":
-        return None
-    try:
-        rate = float(draw)
-    except (TypeError, ValueError):
-        raise ValueError(f"draw must be 'auto' or a rate in (0, 1), not {draw!r}") from None
-    if not 0 < rate < 1:
-        raise ValueError(f"the draw rate between equal opponents must lie in (0, 1): {rate}")
-    if isinstance(model, BayesEloModel):
-        # equal players: P(draw) = 1 − 2·L(−d)  ⇒  d = 400·log10((1 + D)/(1 − D))
-        return 400.0 * math.log10((1 + rate) / (1 - rate))
-    return rate
 
 
 @dataclass
@@ -565,17 +514,13 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
     })
     var_w, var_d = cov[n, n], cov[n + 1, n + 1]
     white = (fit.white, z * math.sqrt(var_w) if spec.white is None else math.nan)
-    if isinstance(spec.model, BayesEloModel):
-        drawelo = (fit.draw, z * math.sqrt(var_d) if fit.draw_fitted else math.nan)
-        rate = math.tanh(fit.draw * math.log(10) / 800)  # D_eq = (10^(d/400) − 1)/(10^(d/400) + 1)
-        rate_err = drawelo[1] * math.log(10) / 800 * (1 - rate**2)
-        draw = (rate, rate_err)
-    else:
-        drawelo = None
-        draw = (fit.draw, z * math.sqrt(var_d) if errors.simulated else
-                _draw_error(pool, spec, fit, z))
+    if spec.model.has_draw_param:  # drawelo is a parameter of the likelihood
+        draw_error = z * math.sqrt(var_d) if fit.draw_fitted else math.nan
+    else:  # D_eq is estimated after the ratings, from the draws
+        draw_error = z * math.sqrt(var_d) if errors.simulated else _draw_error(pool, spec, fit, z)
+    drawelo, draw = spec.model.report_draw(fit.draw, draw_error)
     notes = []
-    if isinstance(spec.model, BayesEloModel) and k != 1.0:
+    if k != 1.0:
         notes.append(f"BayesElo ratings multiplied by its scale {k:.4f}; advantage and drawelo "
                      "in BayesElo units.")
     if len(fit.groups) > 1:

@@ -22,6 +22,8 @@ ORDO_SCALE = 202.0
 #: BayesElo's default draw parameter and white advantage (`CBradleyTerry.cpp`, reference §5.2).
 BAYESELO_DRAWELO = 97.3
 BAYESELO_ADVANTAGE = 32.8
+#: Ordo's default pool average (reference §5.1); BayesElo centres its ratings on 0.
+ORDO_AVERAGE = 2300.0
 #: ln 10 / 400: BayesElo's logistic L(x) = 1/(1 + 10^(−x/400)) as expit(C·x).
 C_ELO = math.log(10.0) / 400.0
 
@@ -38,6 +40,9 @@ class Terms:
     dd_draw: np.ndarray | None = None
 
 
+MODEL_NAMES = ("ordo", "bayeselo")
+
+
 class OrdoModel:
     """Ordo's model (reference §5.1): expectancy f = 1/(1 + e^(−βΔ)), a draw counts ½ point.
 
@@ -49,6 +54,11 @@ class OrdoModel:
 
     name = "ordo"
     has_draw_param = False
+    #: The pool average without anchors, and the white advantage unless one is asked for.
+    default_average = ORDO_AVERAGE
+    default_white: float | None = 0.0
+    #: Where the fit starts a fitted white advantage.
+    start_white = 0.0
 
     def __init__(self, scale: float = ORDO_SCALE):
         if not scale > 0:
@@ -79,6 +89,42 @@ class OrdoModel:
         """Variance of one game's score for White: f(1 − f) − D/4 (draws lower it)."""
         f = self.expectancy(delta)
         return f * (1.0 - f) - draw_probability(f, draw) / 4
+
+    def draw_parameter(self, rate: float) -> float:
+        """The model's draw parameter for a draw rate between equal opponents: D_eq itself."""
+        return rate
+
+    def prior_draws(self, prior: float) -> float:
+        """Virtual draws per player: none (Ordo has no prior)."""
+        return 0.0
+
+    def check_units(self, units: float | str, anchors: int, loose: bool) -> None:
+        """Ordo's ratings are in its own scale already: any `bayeselo_units` is ignored."""
+
+    def output_scale(self, draw: float, units: float | str) -> float:
+        """Ordo's ratings are printed as fitted."""
+        return 1.0
+
+    def draw_after_fit(self, delta: np.ndarray, games: np.ndarray, drawn: float) -> float:
+        """D_eq from the draws observed (Ordo's `-D`): the ratings ignore draws, so it is fitted
+        after them."""
+        return fit_draw_rate(self.expectancy(delta), games, drawn)
+
+    def information_weights(self, delta: np.ndarray, draw: float,
+                            games: np.ndarray) -> np.ndarray | None:
+        """Per-row weights of the score's information, for the sandwich covariance H⁻¹JH⁻¹: the
+        half-point likelihood counts f(1 − f) per game where the score's variance is
+        f(1 − f) − D/4."""
+        return self.beta**2 * games * self.score_variance(delta, draw)
+
+    def draw_is_fitted(self, requested: bool, fitted: bool) -> bool:
+        """D_eq is estimated (after the ratings) whenever it is not given."""
+        return requested
+
+    def report_draw(self, draw: float, error: float
+                    ) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+        """(drawelo, draw rate between equal opponents), each with its error: no drawelo."""
+        return None, (draw, error)
 
 
 def draw_probability(f: np.ndarray, draw_eq: float) -> np.ndarray:
@@ -123,6 +169,55 @@ class BayesEloModel:
 
     name = "bayeselo"
     has_draw_param = True
+    default_average = 0.0
+    default_white: float | None = None  # fitted
+    start_white = BAYESELO_ADVANTAGE
+
+    def draw_parameter(self, rate: float) -> float:
+        """The drawelo that gives `rate` draws between equal players.
+
+        P(draw) = 1 − 2·L(−d) for equal players, so d = 400·log10((1 + D)/(1 − D)).
+        """
+        return 400.0 * math.log10((1 + rate) / (1 - rate))
+
+    def prior_draws(self, prior: float) -> float:
+        """Virtual draws per player (BayesElo's prior)."""
+        return float(prior)
+
+    def check_units(self, units: float | str, anchors: int, loose: bool) -> None:
+        """BayesElo's scale (`units="auto"`) is defined for one anchor or the pool average."""
+        if units == "auto" and (anchors > 1 or loose):
+            raise ValueError(
+                "BayesElo's rating scale needs one anchor or the pool average; with several or "
+                "loose anchors pass bayeselo_units=1 (raw BayesElo units)"
+            )
+
+    def output_scale(self, draw: float, units: float | str) -> float:
+        """The factor to printed ratings: BayesElo's `scale` at this drawelo, or `units`."""
+        return bayeselo_scale(draw) if units == "auto" else float(units)
+
+    def draw_after_fit(self, delta: np.ndarray, games: np.ndarray, drawn: float) -> None:
+        """Nothing: drawelo is fitted with the ratings."""
+        return None
+
+    def information_weights(self, delta: np.ndarray, draw: float,
+                            games: np.ndarray) -> np.ndarray | None:
+        """None: the likelihood is the true trinomial one, so J = H and cov = H⁻¹."""
+        return None
+
+    def draw_is_fitted(self, requested: bool, fitted: bool) -> bool:
+        """drawelo is estimated only when it was free in the fit (results without draws fix
+        it at 0)."""
+        return requested and fitted
+
+    def report_draw(self, draw: float, error: float
+                    ) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+        """(drawelo, draw rate between equal opponents), each with its error.
+
+        D_eq = (10^(d/400) − 1)/(10^(d/400) + 1) = tanh(d·ln 10/800), its error by the chain rule.
+        """
+        rate = math.tanh(draw * math.log(10) / 800)
+        return (draw, error), (rate, error * math.log(10) / 800 * (1 - rate**2))
 
     def terms(self, delta, draw, wins, draws, losses) -> Terms:
         c = C_ELO

@@ -11,13 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from lab.experiment import (
-    ExperimentError,
-    Overrides,
-    load_experiment,
-    probe_engines,
-    quick_experiment,
-)
+from lab.experiment import ExperimentError, Overrides
+from lab.experiment_file import load_experiment
+from lab.quick_match import quick_experiment
+from lab.runner import probe_engines
 
 STOCKFISH = "/usr/games/stockfish"
 FAKES = Path(__file__).parent / "fakes"

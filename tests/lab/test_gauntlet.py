@@ -14,8 +14,8 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from lab.experiment import load_experiment, probe_engines
-from lab.runner import run_experiment
+from lab.experiment_file import load_experiment
+from lab.runner import probe_engines, run_experiment
 from lab.schedule import build_schedule
 from lab.store import open_store
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.experiment import parse_experiment
+from lab.experiment_file import parse_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -87,7 +87,7 @@ def round_robin(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def calibration(tmp_path_factory) -> Path:
     from lab.calibration import load_calibration, run_calibration
-    from tests.lab.test_calibrate_run import TINY
+    from tests.lab.calibration.test_calibrate_run import TINY
 
     folder = tmp_path_factory.mktemp("calibration")
     path = folder / "tiny.toml"

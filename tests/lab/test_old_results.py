@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from lab.experiment import Overrides, load_experiment
+from lab.experiment import Overrides
+from lab.experiment_file import load_experiment
 from lab.runner import run_experiment
 from lab.store import DB_NAME, SCHEMA_VERSION, StoreError, open_store, read_store
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from lab.experiment import load_experiment
+from lab.experiment_file import load_experiment
 from lab.schedule import build_schedule
 from lab.store import DB_NAME, open_store
 

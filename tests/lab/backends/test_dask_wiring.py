@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lab.cli import main
-from lab.experiment import ExperimentError, load_experiment
+from lab.experiment import ExperimentError
+from lab.experiment_file import load_experiment
 
 STOCKFISH = "/usr/games/stockfish"
 

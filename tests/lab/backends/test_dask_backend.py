@@ -30,14 +30,15 @@ from lab.backends.dask import local_cluster, run_dask, security_for  # noqa: E40
 from lab.backends.local import run_local  # noqa: E402
 from lab.backends.settings import DaskSettings  # noqa: E402
 from lab.backends.worker import WorkerEngineError  # noqa: E402
-from lab.experiment import Experiment, load_book_for, parse_experiment  # noqa: E402
+from lab.experiment import Experiment, load_book_for  # noqa: E402
+from lab.experiment_file import parse_experiment  # noqa: E402
 from lab.records import GameRecord  # noqa: E402
 from lab.schedule import build_schedule  # noqa: E402
 from lab.store import open_store  # noqa: E402
 from lab.tournament import Tournament  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
-BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).parents[3] / "experiments" / "books" / "openings_8ply.epd"
 DASK = str(Path(sys.executable).with_name("dask"))
 
 pytestmark = [

@@ -10,7 +10,7 @@ import pytest
 from lab.cli import main
 from lab.store import open_store
 
-BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).parents[3] / "experiments" / "books" / "openings_8ply.epd"
 
 EXPERIMENT = """
 name = "cli"

@@ -20,7 +20,7 @@ from lab.calibration.tables import write_elo_table
 from lab.experiment import BUILTIN_ENGINES
 from lab.records import EngineSpec
 
-BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).resolve().parents[3] / "experiments" / "books" / "openings_8ply.epd"
 TEMPO = EngineSpec("tempo", list(BUILTIN_ENGINES["tempo"]))
 LIMIT = {"UCI_LimitStrength": True}
 

@@ -14,7 +14,7 @@ from lab.calibration.tables import read_elo_table, write_elo_table
 from lab.store import open_store
 
 STOCKFISH = "/usr/games/stockfish"
-BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).resolve().parents[3] / "experiments" / "books" / "openings_8ply.epd"
 needs_stockfish = pytest.mark.skipif(not os.access(STOCKFISH, os.X_OK),
                                      reason="Stockfish is not installed at /usr/games/stockfish")
 
@@ -154,14 +154,14 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(folder / "levels.csv"), levels)
 
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
 
 @pytest.mark.parametrize("path", sorted(EXPERIMENTS.glob("*.toml")), ids=lambda p: p.name)
 def test_the_experiment_library_loads_and_is_documented(path):
     import tomllib
 
-    from lab.experiment import load_experiment
+    from lab.experiment_file import load_experiment
 
     data = tomllib.loads(path.read_text())
     if "levels" in data:

@@ -17,7 +17,7 @@ from lab.plots import game_time_figure, time_usage_figure
 from lab.store import open_store
 
 STOCKFISH = "/usr/games/stockfish"
-BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
+BOOK = Path(__file__).resolve().parents[3] / "experiments" / "books" / "openings_8ply.epd"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 pytestmark = pytest.mark.skipif(shutil.which(STOCKFISH) is None, reason="needs Debian's Stockfish")

@@ -1,0 +1,362 @@
+"""An experiment file: TOML turned into a checked `Experiment`.
+
+`load_experiment` reads and checks everything that needs no engine process: unknown keys (named,
+with the file), types, time controls, the schedule, SPRT settings and the opening book (file and
+line). The engines themselves are checked by `lab.runner.probe_engines` before anything is
+written.
+
+The file (every table but `[[engines]]` is optional)::
+
+    name = "demo"                      # results go to results/<name> unless `out` is set
+    tc = "10+0.1"                      # cutechess syntax; engines may override it
+    concurrency = 2                    # games at once (default: number of cores)
+    margin_ms = 100                    # time a move may overrun before it forfeits
+
+    [schedule]
+    type = "gauntlet"                  # or "round-robin"
+    challengers = ["new"]              # gauntlet: these play every other engine
+    rounds = 10                        # or: games = 40 (total, in schedule order)
+
+    [openings]
+    file = "books/openings_8ply.epd"   # EPD, PGN or Polyglot .bin, relative to this file
+    order = "random"                   # or "sequential"
+    seed = 1
+    plies = 8                          # PGN, Polyglot: book moves taken from each game or line
+    pick = "weighted"                  # Polyglot: moves by weight (cutechess), or "best"
+    start = 1                          # begin at this opening (1-based, after ordering)
+    paired = true                      # each opening twice, colours reversed
+
+    [adjudication]                     # lab.records.Adjudication fields
+    resign_move_count = 3
+    resign_score_cp = 600
+    syzygy = "/path/to/syzygy"         # end games the tables decide (relative to this file)
+    syzygy_pieces = 5                  # at most this many pieces (default: the largest tables)
+
+    [sprt]                             # stops a one-challenger gauntlet when it decides
+    elo0 = 0.0
+    elo1 = 5.0
+
+    [log]                              # engine logs (lab.engine_log)
+    dir = "logs"                       # every line to and from each engine, one file per
+                                       # process (relative to this file; --log DIR); default none
+    stderr = true                      # keep each engine's stderr in <out>/stderr/ (default)
+    stderr_kb = 256                    # at most this much per engine process
+
+    [backend]                          # optional: play on a Dask cluster (docs/dask.md)
+    kind = "dask"                      # or "local" (the default process pool)
+    scheduler = "tls://host:8786"      # none: a LocalCluster on this machine (loopback only)
+
+    [[engines]]
+    name = "new"
+    builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
+    options = { TimeManager = "smooth" }
+
+    [[engines]]
+    name = "stockfish"
+    cmd = ["/usr/games/stockfish"]
+    protocol = "uci"                   # or "xboard"
+    options = { "Skill Level" = 3 }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
+from lab.backends.settings import BackendError, DaskSettings
+from lab.experiment import (
+    BUILTIN_ENGINES,
+    INTERPRETERS,
+    SCHEDULES,
+    SPRT_MODELS,
+    BookConfig,
+    Experiment,
+    ExperimentError,
+    LogConfig,
+    Overrides,
+    SprtConfig,
+    load_book_for,
+)
+from lab.openings import POLYGLOT_PICKS
+from lab.records import Adjudication, EngineSpec
+from lab.toml_table import TomlTable
+from timecontrol.control import TimeControlError, parse_time_control
+
+
+def _check_tc(text: str, where: str) -> str:
+    try:
+        return str(parse_time_control(text))
+    except TimeControlError as exc:
+        raise ExperimentError(f"{where}: bad time control: {exc}") from None
+
+
+def _engine(table: TomlTable, base: Path) -> EngineSpec:
+    builtin = table.get("builtin", str)
+    cmd = table.get("cmd", (list, str))
+    interpreter = table.get("interpreter", str)
+    if (builtin is None) == (cmd is None):
+        raise table.error("give exactly one of 'builtin' (our engine) or 'cmd' (a command)")
+    env = {str(k): str(v) for k, v in table.get("env", dict, {}).items()}
+    if builtin is not None:
+        if builtin not in BUILTIN_ENGINES:
+            raise table.error(f"unknown builtin engine {builtin!r}; known: "
+                              + ", ".join(BUILTIN_ENGINES))
+        command = list(BUILTIN_ENGINES[builtin])
+        if interpreter is not None:
+            if interpreter not in INTERPRETERS:
+                raise table.error(f"key 'interpreter' must be one of {INTERPRETERS}, "
+                                  f"got {interpreter!r}")
+            env["TEMPO_ENGINE_PYTHON"] = interpreter
+        default_name = builtin
+    else:
+        if interpreter is not None:
+            raise table.error("key 'interpreter' only applies to builtin engines")
+        command = [cmd] if isinstance(cmd, str) else cmd
+        if not command or not all(isinstance(part, str) for part in command):
+            raise table.error(f"key 'cmd' must be a non-empty list of strings, got {cmd!r}")
+        default_name = Path(command[0]).stem
+    cwd = table.get("cwd", str)
+    if cwd is not None:
+        cwd_path = (base / cwd).resolve()
+        if not cwd_path.is_dir():
+            raise table.error(f"working directory {cwd_path} does not exist")
+        cwd = str(cwd_path)
+    if builtin is None:
+        command = [_resolve_binary(command[0], base, cwd)] + command[1:]
+    protocol = table.get("protocol", str, "uci")
+    if protocol not in ("uci", "xboard"):
+        raise table.error(f"key 'protocol' must be 'uci' or 'xboard', got {protocol!r}")
+    options = table.get("options", dict, {})
+    for key, value in options.items():
+        if not isinstance(value, (str, int, float, bool)):
+            raise table.error(f"option {key!r} must be a string, number or boolean, got {value!r}")
+    tc = table.get("tc", str)
+    spec = EngineSpec(
+        name=table.get("name", str, default_name),
+        cmd=command,
+        protocol=protocol,
+        options=dict(options),
+        cwd=cwd,
+        env=env,
+        startup_timeout_s=float(table.get("startup_timeout", (int, float), 10.0)),
+        tc=_check_tc(tc, f"{table.source}: {table.where}") if tc is not None else None,
+    )
+    table.done()
+    return spec
+
+
+def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
+    """An engine's program as given when it is a bare name on PATH, else as an absolute path.
+
+    A relative path is taken from the engine's working directory, else from the experiment file.
+    Symbolic links are kept: a virtualenv's `bin/python` links to the base interpreter, and only
+    when started by its own path does it see the virtualenv's packages. A program that is nowhere
+    is left as written: the engine probe reports it as missing.
+    """
+    if os.sep not in program:
+        return program
+    path = Path(program)
+    if not path.is_absolute():
+        path = (Path(cwd) if cwd else base) / path
+    return os.path.abspath(path) if path.exists() else program
+
+
+def _adjudication(table: TomlTable, base: Path) -> Adjudication:
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(Adjudication):
+        if f.name == "resign_two_sided":
+            values[f.name] = table.get(f.name, bool, False)
+        elif f.name == "syzygy":
+            path = table.get(f.name, str)
+            values[f.name] = path if path is None else os.pathsep.join(
+                str((base / folder).resolve()) for folder in syzygy_folders(path))
+        else:
+            values[f.name] = table.positive(f.name)
+    table.done()
+    adjudication = Adjudication(**values)
+    if adjudication.syzygy is not None:
+        try:
+            largest_tables(adjudication.syzygy)
+        except SyzygyError as exc:
+            raise table.error(f"key 'syzygy': {exc}") from None
+    elif adjudication.syzygy_pieces is not None:
+        raise table.error("key 'syzygy_pieces' needs 'syzygy' (the tables' folder)")
+    return adjudication
+
+
+def _sprt(table: TomlTable) -> SprtConfig:
+    try:
+        elo0 = float(table.data.pop("elo0"))
+        elo1 = float(table.data.pop("elo1"))
+    except KeyError as exc:
+        raise table.error(f"missing key {exc}") from None
+    except (TypeError, ValueError):
+        raise table.error("elo0 and elo1 must be numbers") from None
+    sprt = SprtConfig(elo0, elo1, float(table.get("alpha", float, 0.05)),
+                      float(table.get("beta", float, 0.05)),
+                      table.get("model", str, "normalized"))
+    table.done()
+    if not sprt.elo0 < sprt.elo1:
+        raise table.error(f"elo0 must be below elo1 (elo0={sprt.elo0}, elo1={sprt.elo1})")
+    if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1 and sprt.alpha + sprt.beta < 1):
+        raise table.error("alpha and beta must lie in (0, 1) with alpha + beta < 1")
+    if sprt.model not in SPRT_MODELS:
+        raise table.error(f"model must be one of {SPRT_MODELS}, got {sprt.model!r}")
+    return sprt
+
+
+def _book(table: TomlTable, base: Path) -> BookConfig:
+    file = table.get("file", str)
+    book = BookConfig(
+        file=str((base / file).resolve()) if file is not None else None,
+        format=table.get("format", str),
+        order=table.get("order", str, "sequential"),
+        seed=table.get("seed", int, 0),
+        plies=table.positive("plies"),
+        paired=table.get("paired", bool, True),
+        pick=table.get("pick", str, "weighted"),
+        start=table.positive("start", 1) or 1,
+    )
+    table.done()
+    if book.order not in ("sequential", "random"):
+        raise table.error(f"key 'order' must be 'sequential' or 'random', got {book.order!r}")
+    if book.format not in (None, "epd", "pgn", "polyglot"):
+        raise table.error(f"key 'format' must be 'epd', 'pgn' or 'polyglot', got {book.format!r}")
+    if book.pick not in POLYGLOT_PICKS:
+        raise table.error(f"key 'pick' must be one of {POLYGLOT_PICKS}, got {book.pick!r}")
+    return book
+
+
+def _log(table: TomlTable, base: Path) -> LogConfig:
+    folder = table.get("dir", str)
+    log = LogConfig(str((base / folder).resolve()) if folder is not None else None,
+                    table.get("stderr", bool, True), table.positive("stderr_kb", 256) or 256)
+    table.done()
+    return log
+
+
+def parse_experiment(data: dict[str, Any], source: str, base: Path,
+                     overrides: Overrides | None = None) -> Experiment:
+    """Build and check an experiment from TOML data; `base` anchors relative paths."""
+    overrides = overrides or Overrides()
+    top = TomlTable(data, "top level", source, ExperimentError)
+    name = top.get("name", str)
+    if not name:
+        raise top.error("key 'name' is missing")
+    tc = top.get("tc", str)
+    concurrency = top.positive("concurrency", os.cpu_count() or 1)
+    margin_ms = top.get("margin_ms", int, 0)
+    out = top.get("out", str)
+    schedule = top.table("schedule")
+    kind = schedule.get("type", str, "gauntlet")
+    challengers = schedule.get("challengers", list, [])
+    rounds = schedule.positive("rounds")
+    games = schedule.positive("games")
+    schedule.done()
+    book = _book(top.table("openings"), base)
+    adjudication = _adjudication(top.table("adjudication"), base)
+    log = _log(top.table("log"), base)
+    if overrides.log is not None:
+        log.dir = str(Path(overrides.log).resolve())
+    sprt_table = top.data.get("sprt")
+    sprt = _sprt(top.table("sprt")) if sprt_table is not None else None
+    backend_table = top.data.pop("backend", None)
+    try:
+        backend = (DaskSettings.from_table(backend_table, source, base)
+                   if backend_table is not None else None)
+    except BackendError as exc:
+        raise ExperimentError(str(exc)) from None
+    raw_engines = top.data.pop("engines", None)
+    if not isinstance(raw_engines, list) or not raw_engines:
+        raise top.error("no engines: add [[engines]] tables")
+    engines = [_engine(TomlTable(e, f"[[engines]] #{i + 1}", source, ExperimentError), base)
+               for i, e in enumerate(raw_engines)]
+    top.done()
+
+    if overrides.tc is not None:
+        tc = overrides.tc
+        for spec in engines:
+            spec.tc = None
+    experiment = Experiment(
+        name=name, engines=engines, tc="", schedule=kind, challengers=challengers,
+        rounds=overrides.rounds if overrides.rounds is not None else rounds,
+        games=overrides.games if overrides.games is not None else games,
+        openings=book, concurrency=overrides.concurrency or concurrency,
+        adjudication=adjudication, sprt=sprt, margin_ms=margin_ms,
+        out=Path(overrides.out or out or Path("results") / name), source=source,
+        backend=backend, log=log,
+    )
+    if overrides.rounds is not None and overrides.games is None:
+        experiment.games = None
+    if overrides.games is not None:
+        experiment.rounds = None
+    if tc is None:
+        if any(spec.tc is None for spec in engines):
+            raise top.error("key 'tc' is missing (or give every engine its own 'tc')")
+        experiment.tc = engines[0].tc or ""
+    else:
+        experiment.tc = _check_tc(tc, source)
+    _check_structure(experiment, top, overrides)
+    return experiment
+
+
+def _check_structure(exp: Experiment, top: TomlTable,
+                     overrides: Overrides | None = None) -> None:
+    names = [spec.name for spec in exp.engines]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise top.error(f"engine names must be unique: {', '.join(duplicates)} used twice")
+    if len(names) < 2:
+        raise top.error("an experiment needs at least two engines")
+    if exp.schedule not in SCHEDULES:
+        raise top.error(f"[schedule] type must be one of {SCHEDULES}, got {exp.schedule!r}")
+    if exp.schedule == "gauntlet":
+        if not exp.challengers:
+            exp.challengers = [names[0]]
+        unknown = [c for c in exp.challengers if c not in names]
+        if unknown:
+            raise top.error(f"[schedule] challengers {unknown} are not engines "
+                            f"(engines: {', '.join(names)})")
+        if len(set(exp.challengers)) == len(names):
+            raise top.error("[schedule] a gauntlet needs an opponent that is not a challenger")
+    elif exp.challengers:
+        raise top.error("[schedule] challengers only apply to a gauntlet")
+    for key in ("games", "rounds", "concurrency"):
+        value = getattr(exp, key)
+        if value is not None and value <= 0:
+            raise top.error(f"{key} must be a positive integer, got {value}")
+    if exp.rounds is not None and exp.games is not None:
+        raise top.error("[schedule] give 'rounds' or 'games', not both")
+    if exp.rounds is None and exp.games is None:
+        exp.rounds = 1
+    if exp.openings.paired and exp.games is not None and exp.games % 2:
+        if overrides is not None and overrides.games is not None:
+            raise ExperimentError(f"--games {exp.games}: must be even with paired openings "
+                                  "(each opening is played twice, colours reversed)")
+        raise top.error(f"[schedule] games = {exp.games} must be even with paired openings")
+    if exp.sprt is not None and exp.schedule == "gauntlet" and len(exp.challengers) != 1:
+        raise top.error("[sprt] needs a gauntlet with exactly one challenger")
+    if exp.sprt is not None and exp.schedule == "round-robin" and len(names) != 2:
+        raise top.error("[sprt] needs a gauntlet with one challenger or a two-engine match")
+    if exp.margin_ms < 0:
+        raise top.error("key 'margin_ms' must not be negative")
+
+
+def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
+    """Read, check and complete an experiment file, its opening book included (no engine runs)."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ExperimentError(f"{path}: experiment file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    experiment = parse_experiment(data, str(path), path.parent.resolve(), overrides)
+    experiment.book = load_book_for(experiment)
+    return experiment
