@@ -13,7 +13,8 @@ import chess
 import chess.polyglot
 import pytest
 
-from lab.experiment import ExperimentError, load_experiment
+from lab.experiment import ExperimentError
+from lab.experiment_file import load_experiment
 from lab.openings import (
     BookError,
     chess960_openings,

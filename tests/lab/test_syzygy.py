@@ -14,7 +14,8 @@ import chess.syzygy
 import pytest
 
 from lab.adjudication import Adjudicator, SyzygyError, Verdict, largest_tables, tablebase_verdict
-from lab.experiment import ExperimentError, load_experiment
+from lab.experiment import ExperimentError
+from lab.experiment_file import load_experiment
 from lab.game import play_game
 from lab.records import Adjudication, EngineSpec, GameTask
 
