@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -126,8 +127,10 @@ def pgn_text(games: pd.DataFrame, moves: pd.DataFrame, event: str = "Tempo") -> 
         yield pgn.accept(_CutechessExporter(headers=True, variations=False, comments=True))
 
 
-def _replace(path: Path, write) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
+def write_atomically(path: Path, write) -> Path:
+    """Call `write(tmp)` on a temporary name beside `path` (unique to this process and thread),
+    then rename it over `path`: a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     write(tmp)
     os.replace(tmp, path)
     return path
@@ -142,7 +145,7 @@ def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
             for text in pgn_text(games, moves, event):
                 out.write(text + "\n\n")
 
-    return _replace(Path(path), write)
+    return write_atomically(Path(path), write)
 
 
 def append_pgn(store: Store, path: str | Path, game_id: str, event: str = "Tempo") -> None:
@@ -162,8 +165,8 @@ def write_moves(store: Store, folder: str | Path) -> list[Path]:
     """The per-move table as `moves.csv`, and `moves.parquet` when pyarrow is there."""
     folder = Path(folder)
     moves = store.moves()
-    written = [_replace(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
+    written = [write_atomically(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
     if has_parquet():
-        written.append(_replace(folder / "moves.parquet",
-                                lambda tmp: moves.to_parquet(tmp, index=False)))
+        written.append(write_atomically(folder / "moves.parquet",
+                                        lambda tmp: moves.to_parquet(tmp, index=False)))
     return written

@@ -1,4 +1,4 @@
-"""What a finished (or stopped) run leaves beside its store: PGN, moves table, ratings, plots.
+"""What a finished (or stopped) run leaves beside its store: PGN, moves, ratings, plots, page.
 
 Everything here is derived from the store alone, so it can be rewritten at any time (after a
 resume, after a crash) and always agrees with it: `games.pgn` holds exactly the stored games.
@@ -29,7 +29,9 @@ class Report:
 
 
 def write_report(store: Store, folder: str | Path, event: str) -> Report:
-    """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot."""
+    """Write games.pgn, moves.csv (+ .parquet), ratings.csv, the time-usage plot and the page
+    (report.html, `lab.page`)."""
+    from lab.page.write import write_run_page
     from lab.plots.time_usage import plot_time_usage
     from lab.ratings import DisconnectedPoolError, fit_ratings
 
@@ -37,6 +39,10 @@ def write_report(store: Store, folder: str | Path, event: str) -> Report:
     report = Report()
     report.files.append(write_pgn(store, folder / PGN_NAME, event))
     report.files += write_moves(store, folder)
+    try:
+        report.files.append(write_run_page(folder))
+    except (ArithmeticError, ValueError, OSError) as exc:
+        report.notes.append(f"report.html not written: {exc}")
     games = store.games()
     decided = games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
     if decided.empty:

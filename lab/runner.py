@@ -401,6 +401,7 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
     """
     from lab.experiment import probe_engines
     from lab.export import append_pgn, write_pgn
+    from lab.page.live import LivePage
     from lab.progress import Progress
     from lab.report import PGN_NAME, write_report
     from lab.schedule import build_schedule
@@ -415,15 +416,18 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
         tournament = Tournament(exp, store, schedule)
         progress = Progress(tournament, stream, live)
         pgn = write_pgn(store, exp.out / PGN_NAME, exp.name)
+        page = LivePage(exp.out)
 
         def on_game(record: GameRecord) -> None:
             append_pgn(store, pgn, record.game_id, exp.name)
             progress.game(record)
+            page.refresh()
 
         progress.begin()
         try:
             backend(tournament, exp.concurrency, on_game)
         finally:
             progress.close()
+            page.close()
             report = write_report(store, exp.out, exp.name)
     return RunOutcome(tournament, report)

@@ -53,12 +53,14 @@ def round_label(result: RoundResult) -> str:
     return f"round {result.number} (after correction {result.number - 1})"
 
 
-def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[list[str]]]:
+    """The round's level table: its headings and one row of text per level (the report's table
+    and the calibration page's)."""
     from lab.calibration.run import param_columns
 
     columns = param_columns(cal, result.params)[:4]
     head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for row in result.measured.itertuples(index=False):
         data = row._asdict()
         status = ("extrapolated (" + data["extrapolated"] + " anchors ± 200)"
@@ -69,11 +71,17 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
             status = "not tied to the anchors" + (f", bound {data['bound']}"
                                                   if data["bound"] else "")
         error = data["measured"] - data["nominal"]
-        cells = [str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
-                 _num(data["measured"]), "±" + _num(data["halfwidth"]), _num(error, "+.0f"),
-                 str(data["games"]), _num(data["score"], ".1f"), status]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        rows.append([str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
+                     _num(data["measured"]), "±" + _num(data["halfwidth"]),
+                     _num(error, "+.0f"), str(data["games"]), _num(data["score"], ".1f"),
+                     status])
+    return head, rows
+
+
+def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+    head, rows = level_rows(cal, result)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(cells) + " |" for cells in rows]
 
 
 def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
@@ -168,13 +176,14 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
 
 def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                   ) -> list[Path]:
-    """Write the final table, the plot and the report into the calibration's folder."""
+    """Write the final table, the plot, the report and its page into the calibration's folder."""
     from lab.calibration.run import (
         LEVEL_MAP_NAME,
         TABLE_NAME,
         extrapolated_targets,
         write_round_table,
     )
+    from lab.page.calibration import write_calibration_page
 
     last = outcome.rounds[-1]
     name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
@@ -205,5 +214,6 @@ def write_outputs(cal: Calibration, outcome: CalibrationOutcome, command: str | 
     summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
     pd.DataFrame([(a.name, a.rating) for a in cal.anchors], columns=["name", "rating"]).to_csv(
         cal.out / ANCHORS_NAME, index=False)
-    files = [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]
+    files = [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME,
+             write_calibration_page(cal, outcome, command)]
     return [outcome.final, *files] if outcome.final is not None else files
