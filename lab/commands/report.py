@@ -1,6 +1,7 @@
 """`tempo report RESULTS...`: (re)write the HTML page `report.html` of results folders.
 
-Works on any results folder, an older run's or one still playing (the store is only read). A
+Works on any results folder, an older run's or one still playing (the store is only read; a run
+holding the folder's lock makes the page say it is running, with its ETA). A
 calibration's own page is written by `tempo calibrate`, which resumes without replaying a game;
 each of its stage folders is a results folder with its own page.
 """
@@ -24,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """0: every page written; 1: a folder that is not a results folder or could not be written."""
     from lab.calibration.report import REPORT_NAME
-    from lab.page.write import write_run_page
+    from lab.page.write import run_in_progress, write_run_page
     from lab.store import DB_NAME, StoreError
 
     status = 0
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             status = 1
             continue
         try:
-            print(write_run_page(folder))
+            print(write_run_page(folder, running=run_in_progress(folder)))
         except StoreError as exc:
             print(f"tempo report: {exc}", file=sys.stderr)
             status = 1

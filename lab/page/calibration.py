@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lab.export import write_atomically
-from lab.page.layout import Markup, document, num, section, table
+from lab.page.layout import Markup, document, num, options_text, section, table
 from lab.page.svg import inline_svg
 from lab.page.write import PAGE_NAME
 
@@ -35,8 +35,8 @@ def scale_section(cal: Calibration, command: str | None) -> str:
     from lab.calibration.report import machine
 
     anchors = table(["anchor", "rating", "options"],
-                    [[a.name, f"{a.rating:g}", str(a.table.get("options", {}))]
-                     for a in cal.anchors], numeric_from=1)
+                    [[a.name, f"{a.rating:g}", options_text(a.table.get("options", {}))]
+                     for a in cal.anchors], numeric_from=1, numeric_to=2)
     facts = [
         ("time control", cal.tc),
         ("games per level and round", f"{cal.games} against anchors, {cal.ladder_games} "
@@ -76,7 +76,7 @@ def round_section(cal: Calibration, result: RoundResult) -> str:
     overall = "pass" if verdict.passed else "fail"
     played = result.table_played or "the engine's built-in levels"
     body = (f"<p>Levels played with {escape(str(played))}.</p>"
-            + table(head, rows, numeric_from=1)
+            + table(head, rows, numeric_from=1, numeric_to=len(head) - 1)
             + f"<p>{escape(figures)} Overall: <span class='{overall}'>"
               f"{overall.upper()}</span>.</p>" + criteria)
     if result.corrected is not None:

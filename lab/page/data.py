@@ -264,8 +264,11 @@ def termination_tables(games: pd.DataFrame, order: list[str]) -> tuple[pd.DataFr
     return ended.fillna(0).astype(int), lost.fillna(0).astype(int)
 
 
-def summarize(folder: Folder, running: bool = False) -> RunSummary:
-    """The page's content for a results folder read by `read_folder` (pure: no I/O)."""
+def summarize(folder: Folder, running: bool = False, local: tuple[str, str] | None = None
+              ) -> RunSummary:
+    """The page's content for a results folder read by `read_folder` (pure: no I/O). `local`
+    is this computer's (host name, description): a host that played games and has that name is
+    described."""
     config, games = folder.config, folder.games
     infos = engine_infos(config, folder.engines)
     order = [e.name for e in infos]
@@ -289,6 +292,8 @@ def summarize(folder: Folder, running: bool = False) -> RunSummary:
         pd.DataFrame(), pd.DataFrame())
     hosts = sorted(str(h) for h in games.get("worker_host", pd.Series(dtype=str)).dropna()
                    .unique())
+    if local is not None:
+        hosts = [f"{h} ({local[1]})" if h == local[0] else h for h in hosts]
     return RunSummary(
         name=str(config.get("name") or folder.path.name), folder=folder.path, config=config,
         engines=infos, progress=progress(games, scheduled_games(config), running), hosts=hosts,

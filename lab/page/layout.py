@@ -7,6 +7,7 @@ navigation stays off paper, figures are not split across pages).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from html import escape
@@ -83,12 +84,19 @@ def num(value: Any, fmt: str) -> str:
     return format(value, fmt)
 
 
-def table(head: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int | None = None
-          ) -> str:
+def options_text(options: dict[str, Any]) -> str:
+    """Engine options as `Name=value` pairs ("defaults" when there are none)."""
+    return ", ".join(f"{k}={v if isinstance(v, str | int | float) else json.dumps(v)}"
+                     for k, v in options.items()) or "defaults"
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int | None = None,
+          numeric_to: int | None = None) -> str:
     """A table in a sideways-scrolling box, every cell escaped but `Markup`; columns from
-    `numeric_from` on are aligned right as numbers."""
+    `numeric_from` on (up to `numeric_to`, excluded) are aligned right as numbers."""
     def cls(k: int) -> str:
-        return " class='n'" if numeric_from is not None and k >= numeric_from else ""
+        numeric = numeric_from is not None and numeric_from <= k < (numeric_to or len(head))
+        return " class='n'" if numeric else ""
 
     th = "".join(f"<th{cls(k)}>{escape(str(h))}</th>" for k, h in enumerate(head))
     body = []

@@ -8,17 +8,15 @@ the network: the style sheet is inline and the figures are inline SVG. Each game
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
 
 import pandas as pd
 
 from lab.page.data import RunSummary, SprtState
 from lab.page.games import game_views
-from lab.page.layout import Markup, document, num, section, table
+from lab.page.layout import Markup, document, num, options_text, section, table
 
 
 def _duration(seconds: float) -> str:
@@ -26,11 +24,6 @@ def _duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
     return f"{seconds // 60} min {seconds % 60:02d} s"
-
-
-def _options(options: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v if isinstance(v, str | int | float) else json.dumps(v)}"
-                     for k, v in options.items()) or "defaults"
 
 
 def status_line(summary: RunSummary) -> str:
@@ -60,7 +53,7 @@ def experiment_section(summary: RunSummary) -> str:
         ("schedule", schedule),
         ("openings", f"{book.get('file') or 'start position'} ({book.get('order', '')}"
                      f"{', paired' if book.get('paired') else ''})"),
-        ("adjudication", _options(adjudication) if adjudication else "none"),
+        ("adjudication", options_text(adjudication) if adjudication else "none"),
         ("SPRT", f"[{sprt['elo0']:g}, {sprt['elo1']:g}] {sprt['model']} Elo, alpha "
                  f"{sprt['alpha']:g}, beta {sprt['beta']:g}" if sprt else "none"),
         ("concurrency", cfg.get("concurrency")),
@@ -73,7 +66,7 @@ def experiment_section(summary: RunSummary) -> str:
     dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts)
     engines = table(
         ["engine", "identity", "command", "protocol", "interpreter", "time control", "options"],
-        [[e.name, e.identity, e.command, e.protocol, e.interpreter, e.tc, _options(e.options)]
+        [[e.name, e.identity, e.command, e.protocol, e.interpreter, e.tc, options_text(e.options)]
          for e in summary.engines])
     return section("experiment", "Experiment", f"<dl class='facts'>{dl}</dl>{engines}")
 

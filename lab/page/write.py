@@ -6,6 +6,8 @@ as SVG and renames the finished file over the old one, so a browser never reads 
 
 from __future__ import annotations
 
+import fcntl
+import socket
 from pathlib import Path
 
 from lab.export import write_atomically
@@ -13,8 +15,33 @@ from lab.page.data import read_folder, summarize
 from lab.page.games import game_pgns
 from lab.page.render import run_page
 from lab.page.svg import inline_svg, llr_figure
+from lab.store import LOCK_NAME
 
 PAGE_NAME = "report.html"
+
+
+def run_in_progress(folder: str | Path) -> bool:
+    """True while a run holds the folder's run lock (`Store.lock_for_run`); only tested, with a
+    shared lock on the lock file opened for reading, never created."""
+    path = Path(folder) / LOCK_NAME
+    if not path.is_file():
+        return False
+    with open(path) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+def this_machine() -> tuple[str, str]:
+    """This computer's host name and a line about it (CPU, cores, OS, Python)."""
+    from lab.calibration.report import machine
+
+    return socket.gethostname(), machine()
 
 
 def write_run_page(folder: str | Path, running: bool = False) -> Path:
@@ -23,7 +50,7 @@ def write_run_page(folder: str | Path, running: bool = False) -> Path:
     from lab.plots.time_usage import time_usage_figure
 
     folder = Path(folder)
-    summary = summarize(read_folder(folder), running=running)
+    summary = summarize(read_folder(folder), running=running, local=this_machine())
     time_svg, time_note = "", "no moves recorded yet"
     if not summary.moves.empty:
         try:

@@ -23,7 +23,7 @@ from lab.cli import main
 from lab.page.data import llr_curve, pairings, read_folder, summarize, termination_tables
 from lab.page.games import games_json, split_pgn
 from lab.page.live import LivePage
-from lab.page.write import PAGE_NAME, write_run_page
+from lab.page.write import PAGE_NAME, run_in_progress, write_run_page
 from lab.sprt_counts import count_games
 from lab.stats import sprt
 
@@ -278,4 +278,19 @@ def test_live_page_writes_off_the_caller_and_at_most_once_per_interval(run):
     assert live.writes == 1 and live.problem == ""
     assert parse(run / PAGE_NAME).facts["experiment"]["games"] == "running: 4 of 4 games"
     write_run_page(run)
+    assert parse(run / PAGE_NAME).facts["experiment"]["games"] == "finished: 4 of 4 games"
+
+
+def test_tempo_report_says_running_while_a_run_holds_the_folder(run, capsys):
+    from lab.store import open_store
+
+    assert not run_in_progress(run)
+    with open_store(run) as store:
+        store.lock_for_run()
+        assert run_in_progress(run)
+        assert main(["report", str(run)]) == 0
+        status = parse(run / PAGE_NAME).facts["experiment"]["games"]
+        assert status == "running: 4 of 4 games"
+    assert not run_in_progress(run)
+    assert main(["report", str(run)]) == 0
     assert parse(run / PAGE_NAME).facts["experiment"]["games"] == "finished: 4 of 4 games"
