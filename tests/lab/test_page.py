@@ -294,3 +294,29 @@ def test_tempo_report_says_running_while_a_run_holds_the_folder(run, capsys):
     assert not run_in_progress(run)
     assert main(["report", str(run)]) == 0
     assert parse(run / PAGE_NAME).facts["experiment"]["games"] == "finished: 4 of 4 games"
+
+
+def test_progress_eta_from_the_pace_of_recent_games():
+    from lab.page.data import progress
+
+    finished = [f"2026-01-01T00:00:{10 * k:02d}+00:00" for k in range(4)]
+    games = pd.DataFrame({"started_at": ["2026-01-01T00:00:00+00:00"] * 4,
+                          "finished_at": finished})
+    running = progress(games, scheduled=10, running=True)
+    assert (running.played, running.scheduled) == (4, 10)
+    assert running.eta_s == pytest.approx(6 * 10.0)  # 6 games left, one every 10 s
+    assert progress(games, scheduled=10, running=False).eta_s is None
+    assert progress(games, scheduled=4, running=True).eta_s is None
+
+
+def test_scheduled_games_as_the_schedule_counts_them():
+    from lab.page.data import scheduled_games
+
+    config = {"name": "x", "tc": "1+0", "schedule": "gauntlet", "challengers": ["a"],
+              "rounds": 3, "games": None,
+              "openings": {"file": None, "order": "sequential", "paired": True},
+              "engines": [{"name": n, "cmd": ["e"]} for n in ("a", "b", "c")]}
+    assert scheduled_games(config) == 3 * 2 * 2  # rounds x encounters x paired games
+    assert scheduled_games({**config, "schedule": "round-robin"}) == 3 * 3 * 2
+    assert scheduled_games({**config, "games": 7}) == 7
+    assert scheduled_games({}) is None
