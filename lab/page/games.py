@@ -110,7 +110,8 @@ def games_json(games: pd.DataFrame, moves: pd.DataFrame, pgns: dict[str, str]) -
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-#: Draws the view of the game in the address from the JSON data, with text nodes only.
+#: Draws the view of the game in the address from the JSON data, with text nodes only: a chart of
+#: the time used per move against the budget, the moves table and the PGN.
 VIEW_SCRIPT = """
 (function () {
   var data = JSON.parse(document.getElementById("game-data").textContent);
@@ -127,6 +128,50 @@ VIEW_SCRIPT = """
     if (kind === "f1") return value.toFixed(1);
     if (kind === "f3") return value.toFixed(3);
     return String(value);
+  }
+  function svg(tag, attrs) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+  function chart(game) {
+    var used = game.cols.elapsed_ms || [], budget = game.cols.tm_budget_ms || [];
+    var n = game.ply.length, w = 900, h = 220, left = 48, bottom = 28, top = 24;
+    var most = 1;
+    for (var i = 0; i < n; i++) most = Math.max(most, used[i] || 0, budget[i] || 0);
+    var step = (w - left - 8) / Math.max(n, 1);
+    var y = function (ms) { return h - bottom - (h - bottom - top) * ms / most; };
+    var root = svg("svg", {viewBox: "0 0 " + w + " " + h, role: "img",
+                           style: "max-width: " + w + "px"});
+    root.appendChild(el("title", "time used and budget per move"));
+    [0, 0.5, 1].forEach(function (f) {
+      root.appendChild(svg("line", {x1: left, x2: w - 8, y1: y(f * most), y2: y(f * most),
+                                     stroke: "#d9dde5"}));
+      var label = svg("text", {x: left - 6, y: y(f * most) + 4, "text-anchor": "end",
+                               "font-size": 11, fill: "#5b6475"});
+      label.textContent = (f * most / 1000).toFixed(2) + " s";
+      root.appendChild(label);
+    });
+    for (var k = 0; k < n; k++) {
+      var colour = game.side[k] === "white" ? "#1f77b4" : "#ff7f0e";
+      if (used[k] !== null && used[k] !== undefined) {
+        root.appendChild(svg("rect", {x: left + k * step + step * 0.1, width: step * 0.8,
+                                      y: y(used[k]), height: y(0) - y(used[k]),
+                                      fill: colour}));
+      }
+      if (budget[k] !== null && budget[k] !== undefined) {
+        root.appendChild(svg("rect", {x: left + k * step, width: step, y: y(budget[k]) - 1,
+                                      height: 2.5, fill: "#1d2330"}));
+      }
+    }
+    var legend = svg("text", {x: left, y: 14, "font-size": 12, fill: "#1d2330"});
+    legend.textContent = "time used per move (bars: " + game.white + " blue, " + game.black +
+      " orange)" + (budget.length ? "; dark ticks: the time manager's budget" : "") +
+      "; x: ply " + (game.ply[0] || "") + " to " + (game.ply[n - 1] || "");
+    root.appendChild(legend);
+    var figure = el("figure");
+    figure.appendChild(root);
+    return figure;
   }
   function render() {
     var id = decodeURIComponent(location.hash.slice(1));
@@ -145,6 +190,7 @@ VIEW_SCRIPT = """
     back.href = "#games";
     info.appendChild(back);
     view.appendChild(info);
+    view.appendChild(chart(game));
     var box = el("div"), table = el("table"), head = el("tr"), body = el("tbody");
     box.className = "scroll";
     ["ply", "move", "engine", "score"].concat(columns.map(function (c) { return c[0]; }))

@@ -198,6 +198,10 @@ def test_game_view_lists_every_move_with_its_telemetry(run):
     assert f"{first['tm_budget_ms'] / 1000:.3f}" in view
     assert str(first["tm_stop_reason"]) in view
     assert f'[GameId "{game_id}"]' in view
+    chart = view[view.index("<svg"):view.index("</svg>")]
+    budget_ticks = re.findall(r'<rect[^>]*fill="#1d2330"', chart)
+    assert len(budget_ticks) == ours["tm_budget_ms"].notna().sum()
+    assert chart.count("<rect") == len(moves) + ours["tm_budget_ms"].notna().sum()
 
 
 def test_summary_tables_agree_with_the_games(run):
