@@ -4,9 +4,8 @@ The folder is synthetic but has the shape of a real run: a round-robin of three 
 paired openings, games of random legal moves from the start position (60 to 160 plies, decided
 or drawn), every move with its time, clocks, depth, score, nodes and NPS, and the telemetry of a
 smooth time manager for two of the engines, and its `games.pgn` as a run leaves it. It is built
-once (into `--folder`, default a
-temporary one) and the page written `--repeat` times; the figures are the seconds per write,
-wall-clock and CPU, and the page's size.
+once (into `--folder`, default a temporary one) and the page written `--repeat` times; the
+figures are the seconds per write, wall-clock and CPU, and the page's size.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import chess
 
+from lab.commands.gauntlet import positive_int
 from lab.export import write_pgn
 from lab.records import GameRecord, MoveRecord
 from lab.report import PGN_NAME
@@ -29,9 +29,11 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("page")
-    parser.add_argument("--games", type=int, default=1000, help="games (default 1000)")
-    parser.add_argument("--repeat", type=int, default=3, help="writes to time (default 3)")
+    parser = subparsers.add_parser("page", description="Time writing report.html for a "
+                                   "synthetic 1000-game, 3-engine results folder.")
+    parser.add_argument("--games", type=positive_int, default=1000, help="games (default 1000)")
+    parser.add_argument("--repeat", type=positive_int, default=3,
+                        help="writes to time (default 3)")
     parser.add_argument("--folder", type=Path, help="build the folder here (kept) instead of "
                         "in a temporary folder; an existing one is reused")
     parser.add_argument("--seed", type=int, default=1)

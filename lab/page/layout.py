@@ -37,6 +37,7 @@ table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--line); text-align: left;
          vertical-align: top; }
 th { background: var(--band); font-weight: 600; white-space: nowrap; }
+td a { white-space: nowrap; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:hover { background: #fafbfd; }
 figure { margin: 0.5rem 0 1rem; }

@@ -324,3 +324,13 @@ def test_scheduled_games_as_the_schedule_counts_them():
     assert scheduled_games({**config, "schedule": "round-robin"}) == 3 * 3 * 2
     assert scheduled_games({**config, "games": 7}) == 7
     assert scheduled_games({}) is None
+
+
+def test_bench_page_builds_a_folder_and_prints_its_figures(tmp_path, capsys):
+    folder = tmp_path / "bench"
+    assert main(["bench", "page", "--games", "6", "--repeat", "1", "--folder", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "built 6 games, 3 engines" in out and re.search(r"write 1: [\d.]+ s wall-clock", out)
+    summary = summarize(read_folder(folder))
+    assert summary.progress.played == 6 and len(summary.pairings) == 3
+    assert set(split_pgn((folder / "games.pgn").read_text())) == set(summary.games["game_id"])
