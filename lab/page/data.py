@@ -119,7 +119,8 @@ class RunSummary:
 
 
 def engine_infos(config: dict[str, Any], engines: pd.DataFrame) -> list[EngineInfo]:
-    """Each engine of the experiment with its command, options, interpreter and identity."""
+    """Each engine of the experiment with its command, options, interpreter and identity (as
+    probed). Our engine is told by its launcher in the command, wherever the run's Python was."""
     probed = {row["name"]: row for _, row in engines.iterrows()} if not engines.empty else {}
     default_tc = str(config.get("tc") or "")
     infos = []
@@ -136,11 +137,9 @@ def engine_infos(config: dict[str, Any], engines: pd.DataFrame) -> list[EngineIn
             interpreter = "native" if cmd and not cmd[0].endswith(("python", "python3")) \
                 else "CPython"
             command = " ".join(cmd)
-        identity = ""
-        if row is not None:
-            identity = " ".join(str(row[k]) for k in ("id_name",) if row.get(k))
-            if row.get("author"):
-                identity += f" by {row['author']}"
+        identity = str(row.get("id_name") or "") if row is not None else ""
+        if row is not None and row.get("author"):
+            identity += f" by {row['author']}"
         infos.append(EngineInfo(name, command, str(spec.get("protocol") or "uci"),
                                 dict(spec.get("options") or {}), interpreter, identity,
                                 str(spec.get("tc") or default_tc)))
