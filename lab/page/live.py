@@ -3,7 +3,8 @@
 The run calls `LivePage.refresh` after each stored game; that only sets a flag shared with a
 process of its own (started at the first refresh), which rewrites the page from the store through
 its own read-only connection when the flag is set and then waits `interval_s` before it looks
-again. A burst of games costs one write, and the process that hands out games and keeps the
+again (longer for a large folder, and at a lower priority, so that it takes little from the
+engines). A burst of games costs one write, and the process that hands out games and keeps the
 clocks never waits for a page, not even for the interpreter lock. A page that cannot be written
 never stops a run: the failure is kept in `problem` and the next refresh tries again. The writer
 leaves when the run closes it, or on its own when the run's process is gone.
@@ -11,6 +12,7 @@ leaves when the run closes it, or on its own when the run's process is gone.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import queue
@@ -21,13 +23,23 @@ from typing import Any
 INTERVAL_S = 5.0
 #: How often (seconds) an idle writer checks that the run's process is still there.
 PARENT_CHECK_S = 1.0
+#: The writer waits at least this many times as long as its last write took, so it takes at
+#: most a tenth of a core from the engines however large the folder grows.
+COST_RATIO = 10.0
+#: Niceness added to the writer process: the engines' moves come first.
+NICENESS = 10
 
 
 def _serve(folder: str, interval_s: float, parent: int, wanted: Any, closing: Any,
            writes: Any, problems: Any) -> None:
-    """The writer process: one page per raised flag, at most one per `interval_s`."""
+    """The writer process: one page per raised flag, at most one per `interval_s` (or per
+    `COST_RATIO` times the last write's duration, when that is longer), at low priority."""
+    import time
+
     from lab.page.write import write_run_page
 
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     while not closing.is_set():
         if not wanted.wait(PARENT_CHECK_S):
             if os.getppid() != parent:
@@ -36,13 +48,14 @@ def _serve(folder: str, interval_s: float, parent: int, wanted: Any, closing: An
         if closing.is_set():
             return
         wanted.clear()
+        started = time.monotonic()
         try:
             write_run_page(folder, running=True)
             with writes.get_lock():
                 writes.value += 1
         except Exception as exc:  # a page must never stop a run
             problems.put(f"report.html not refreshed: {exc!r}")
-        closing.wait(interval_s)
+        closing.wait(max(interval_s, COST_RATIO * (time.monotonic() - started)))
 
 
 class LivePage:
