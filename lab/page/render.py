@@ -17,13 +17,7 @@ import pandas as pd
 from lab.page.data import RunSummary, SprtState
 from lab.page.games import game_views
 from lab.page.layout import Markup, document, num, options_text, section, table
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    return f"{seconds // 60} min {seconds % 60:02d} s"
+from lab.progress import duration_text
 
 
 def status_line(summary: RunSummary) -> str:
@@ -34,7 +28,7 @@ def status_line(summary: RunSummary) -> str:
         else "stopped"
     text = f"{state}: {p.played}{of} games"
     if p.eta_s is not None:
-        text += f", ETA {_duration(p.eta_s)}"
+        text += f", ETA {duration_text(p.eta_s)}"
     return text
 
 
