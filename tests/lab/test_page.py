@@ -334,3 +334,22 @@ def test_bench_page_builds_a_folder_and_prints_its_figures(tmp_path, capsys):
     summary = summarize(read_folder(folder))
     assert summary.progress.played == 6 and len(summary.pairings) == 3
     assert set(split_pgn((folder / "games.pgn").read_text())) == set(summary.games["game_id"])
+
+
+def test_llr_curve_of_single_games_and_of_pairs_ends_at_the_sprt():
+    results = ["1-0", "1/2-1/2", "0-1", "1-0", "1-0", "1/2-1/2"]
+    games = pd.DataFrame({"white": ["a", "b"] * 3, "black": ["b", "a"] * 3, "result": results,
+                          "pair_id": [None] * 6})
+    cfg = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
+    config = {"schedule": "gauntlet", "challengers": ["a"], "sprt": cfg}
+    single = count_games(games, config)
+    assert single.counts == [2, 2, 2]  # a scores 1, ½, 0, 0, 1, ½
+    curve = llr_curve(games, single, cfg)
+    assert [g for g, _ in curve] == list(range(7))
+    assert curve[-1][1] == pytest.approx(sprt(single.counts, **cfg).llr)
+    paired = games.assign(pair_id=["p1", "p1", "p2", "p2", "p3", "p3"])
+    pairs = count_games(paired, config)
+    assert pairs.counts == [1, 0, 0, 2, 0]  # pairs of a: 1½ (WD), 0 (LL), 1½ (WD)
+    curve = llr_curve(paired, pairs, cfg, points=2)
+    assert [g for g, _ in curve] == [0, 4, 6]  # the second pair (game 4), and the last
+    assert curve[-1][1] == pytest.approx(sprt(pairs.counts, **cfg).llr)
