@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -139,8 +140,10 @@ def record_pgn_text(record: GameRecord, event: str = "Tempo") -> str:
     return _pgn(game_row(record, 0), move_rows(record), event)
 
 
-def _replace(path: Path, write: Callable[[Path], Any]) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
+def write_atomically(path: Path, write: Callable[[Path], Any]) -> Path:
+    """Call `write(tmp)` on a temporary name beside `path` (unique to this process and thread),
+    then rename it over `path`: a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     write(tmp)
     os.replace(tmp, path)
     return path
@@ -155,7 +158,7 @@ def write_games_pgn(path: str | Path, games: pd.DataFrame, moves: pd.DataFrame,
             for text in pgn_text(games, moves, event):
                 out.write(text + "\n\n")
 
-    return _replace(Path(path), write)
+    return write_atomically(Path(path), write)
 
 
 def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
@@ -178,10 +181,10 @@ def has_parquet() -> bool:
 def write_moves_table(folder: str | Path, moves: pd.DataFrame) -> list[Path]:
     """The per-move frame as `moves.csv`, and `moves.parquet` when pyarrow is there."""
     folder = Path(folder)
-    written = [_replace(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
+    written = [write_atomically(folder / "moves.csv", lambda tmp: moves.to_csv(tmp, index=False))]
     if has_parquet():
-        written.append(_replace(folder / "moves.parquet",
-                                lambda tmp: moves.to_parquet(tmp, index=False)))
+        written.append(write_atomically(folder / "moves.parquet",
+                                        lambda tmp: moves.to_parquet(tmp, index=False)))
     return written
 
 

@@ -41,7 +41,7 @@ def status_line(tournament: Tournament, started: float, played: int) -> str:
     if played and minutes > 0:
         rate = played / minutes
         left = tournament.total - tournament.done
-        parts.append(f"{rate:.1f} games/min, ETA {_duration(60.0 * left / rate)}")
+        parts.append(f"{rate:.1f} games/min, ETA {duration_text(60.0 * left / rate)}")
     if tournament.sprt_result is not None:
         sprt = tournament.sprt_result
         parts.append(f"LLR {sprt.llr:+.2f} ({sprt.lower_bound:+.2f}, {sprt.upper_bound:+.2f})")
@@ -52,7 +52,8 @@ def status_line(tournament: Tournament, started: float, played: int) -> str:
     return " | ".join(parts)
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """A duration as '4m05s' or '1h02m' (the ETA of the progress line and of the page)."""
     seconds = int(round(seconds))
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"

@@ -1,4 +1,4 @@
-"""What a finished (or stopped) run leaves beside its store: PGN, moves table, ratings, plots.
+"""What a finished (or stopped) run leaves beside its store: PGN, moves, ratings, plots, page.
 
 Everything here is derived from the store alone, so it can be rewritten at any time (after a
 resume, after a crash) and always agrees with it: `games.pgn` holds exactly the stored games.
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lab.export import write_games_pgn, write_moves_table
+from lab.page.write import write_run_page
 from lab.plots.time_usage import plot_time_usage
 from lab.ratings import DisconnectedPoolError, fit_ratings
 from lab.store import Store
@@ -31,13 +32,17 @@ class Report:
 
 
 def write_report(store: Store, folder: str | Path, event: str) -> Report:
-    """Write games.pgn, moves.csv (+ .parquet), ratings.csv and the time-usage plot, reading
-    the store's games and moves once."""
+    """Write games.pgn, moves.csv (+ .parquet), ratings.csv, the time-usage plot and the page
+    (report.html, `lab.page`), reading the store's games and moves once."""
     folder = Path(folder)
     report = Report()
     games, moves = store.games(), store.moves()
     report.files.append(write_games_pgn(folder / PGN_NAME, games, moves, event))
     report.files += write_moves_table(folder, moves)
+    try:
+        report.files.append(write_run_page(folder))
+    except (ArithmeticError, ValueError, OSError) as exc:
+        report.notes.append(f"report.html not written: {exc}")
     decided = games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
     if decided.empty:
         return report

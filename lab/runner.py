@@ -22,6 +22,7 @@ from lab.engine_log import EngineLogs
 from lab.engine_process import EngineError, probe_engine
 from lab.experiment import Experiment, ExperimentError
 from lab.export import append_pgn, write_pgn
+from lab.page.live import LivePage
 from lab.progress import Progress
 from lab.records import EngineSpec, GameRecord
 from lab.report import PGN_NAME, Report, write_report
@@ -95,10 +96,12 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
         tournament = Tournament(exp, store, schedule)
         progress = Progress(tournament, stream, live)
         pgn = write_pgn(store, exp.out / PGN_NAME, exp.name)
+        page = LivePage(exp.out)
 
         def on_game(record: GameRecord) -> None:
             append_pgn(pgn, record, exp.name)
             progress.game(record)
+            page.refresh()
 
         tournament.observe(on_game)
         progress.begin()
@@ -106,5 +109,6 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
             backend(tournament, exp.concurrency)
         finally:
             progress.close()
+            page.close()
             report = write_report(store, exp.out, exp.name)
     return RunOutcome(tournament, report)

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3,
-# phalanx (an XBoard engine) and openssl (the Dask TLS tests make certificates); a virtual
-# environment .venv with the project and its test tools; and a PyPy environment .venv-pypy with
-# python-chess, in which tempo-engine runs when it is there. Safe to run again: what is in place stays.
+# phalanx (an XBoard engine), openssl (the Dask TLS tests make certificates) and chromium (the
+# tests render the results page headless); a virtual environment .venv with the project and its
+# test tools; and a PyPy environment .venv-pypy with python-chess, in which tempo-engine runs when
+# it is there. Safe to run again: what is in place stays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 EXTRAS=${TEMPO_EXTRAS:-dev,notebooks,parquet,dask}
-packages=(stockfish pypy3 phalanx openssl)
+packages=(stockfish pypy3 phalanx openssl chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,8 +9,6 @@ levels marked as extrapolated, and which targets the corrected table had to leav
 from __future__ import annotations
 
 import math
-import os
-import platform
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,24 +19,13 @@ from lab.calibration.criteria import head_to_head
 from lab.calibration.outcome import CalibrationOutcome, RoundResult, extrapolated_targets
 from lab.calibration.plot import plot_calibration
 from lab.calibration.tables import param_columns
+from lab.machine import machine
 
 REPORT_NAME = "report.md"
 PLOT_NAME = "calibration.png"
 LEVELS_NAME = "levels.csv"
 ANCHORS_NAME = "anchors.csv"
 
-
-def machine() -> str:
-    """One line about this computer: CPU model, cores, OS, Python."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            cpu = next((line.split(":", 1)[1].strip() for line in handle
-                        if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}")
 
 
 def _num(value: float, fmt: str = ".0f") -> str:
@@ -52,10 +39,12 @@ def round_label(result: RoundResult) -> str:
     return f"round {result.number} (after correction {result.number - 1})"
 
 
-def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[list[str]]]:
+    """The round's level table: its headings and one row of text per level (the report's table
+    and the calibration page's)."""
     columns = param_columns(cal, result.params)[:4]
     head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for row in result.measured.itertuples(index=False):
         data = row._asdict()
         status = ("extrapolated (" + data["extrapolated"] + " anchors ± 200)"
@@ -66,11 +55,17 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
             status = "not tied to the anchors" + (f", bound {data['bound']}"
                                                   if data["bound"] else "")
         error = data["measured"] - data["nominal"]
-        cells = [str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
-                 _num(data["measured"]), "±" + _num(data["halfwidth"]), _num(error, "+.0f"),
-                 str(data["games"]), _num(data["score"], ".1f"), status]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        rows.append([str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
+                     _num(data["measured"]), "±" + _num(data["halfwidth"]),
+                     _num(error, "+.0f"), str(data["games"]), _num(data["score"], ".1f"),
+                     status])
+    return head, rows
+
+
+def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+    head, rows = level_rows(cal, result)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(cells) + " |" for cells in rows]
 
 
 def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:

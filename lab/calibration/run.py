@@ -44,6 +44,7 @@ from lab.calibration.tables import (
     write_final_table,
     write_round_table,
 )
+from lab.page.calibration import write_calibration_page
 
 MEASURED_NAME = "measured.csv"
 #: The error given to a perfect score's bound when it enters the correction (Elo, 95 %).
@@ -200,6 +201,6 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                                              "corrected from this round's measurements", left_out)
         previous = result
     final = write_final_table(cal, outcome)
-    files = write_report(cal, outcome, command)
+    files = [*write_report(cal, outcome, command), write_calibration_page(cal, outcome, command)]
     outcome.files = [final, *files] if final is not None else files
     return outcome

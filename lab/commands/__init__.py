@@ -10,5 +10,6 @@ SUMMARIES = {
     "openings": "build a balanced EPD opening book with an engine's evaluation",
     "plot": "plot time usage, ratings or scores of a run",
     "ratings": "fit ratings (Ordo or BayesElo model) with error bars",
+    "report": "write report.html, the page of a results folder",
     "sprt": "SPRT and Elo of a results folder or of given counts",
 }

@@ -43,7 +43,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "gauntlet", description="Run the games of an experiment TOML file into its results folder "
-        "(tempo.sqlite, games.pgn, moves.csv, ratings.csv, time_usage.png). Running it again "
+        "(tempo.sqlite, games.pgn, moves.csv, ratings.csv, time_usage.png, report.html: a page "
+        "kept current while it plays). Running it again "
         "into the same folder resumes it.")
     parser.add_argument("experiment", help="the experiment TOML file")
     parser.add_argument("--games", type=positive_int,

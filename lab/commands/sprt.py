@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lab.sprt_counts import FolderCounts
 
 #: The test when neither the command line nor the experiment says otherwise.
 DEFAULTS = {"elo0": 0.0, "elo1": 2.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
@@ -56,20 +58,10 @@ def _counts(text: str, size: int, option: str) -> list[int]:
     return counts
 
 
-@dataclass
-class FolderCounts:
-    """What a results folder gives the test: the challenger, its counts, the stored config."""
-
-    engine: str
-    counts: list[int]
-    config: dict[str, Any]
-
-
 def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> FolderCounts:
     """The challenger and its pentanomial (or trinomial) counts in a results folder; the store
     (and with it pandas) is loaded only here, so counts given on the command line stay fast."""
-    from lab.stats import pair_scores, pentanomial, player_scores
-    from lab.stats import trinomial as wdl
+    from lab.sprt_counts import count_games
     from lab.store import DB_NAME, StoreError, read_store
 
     if not (folder / DB_NAME).is_file():
@@ -80,19 +72,10 @@ def counts_from_folder(folder: Path, engine: str | None, trinomial: bool) -> Fol
             config = store.experiment() or {}
     except StoreError as exc:
         raise ValueError(str(exc)) from None
-    if games.empty:
-        raise ValueError(f"{folder}: no games recorded")
-    challengers = config.get("challengers") or []
-    if engine is None and config.get("schedule") == "gauntlet" and len(challengers) == 1:
-        engine = challengers[0]
-    engine = engine or str(games["white"].iloc[0])
-    players = set(games["white"]) | set(games["black"])
-    if engine not in players:
-        raise ValueError(f"{folder}: no engine {engine!r} (players: {', '.join(sorted(players))})")
-    paired = "pair_id" in games.columns and games["pair_id"].notna().any()
-    if paired and not trinomial:
-        return FolderCounts(engine, pentanomial(pair_scores(games, engine)), config)
-    return FolderCounts(engine, wdl(player_scores(games, engine)), config)
+    try:
+        return count_games(games, config, engine, trinomial)
+    except ValueError as exc:
+        raise ValueError(f"{folder}: {exc}") from None
 
 
 def test_settings(args: argparse.Namespace, stored: dict[str, Any] | None) -> tuple[dict, str]:

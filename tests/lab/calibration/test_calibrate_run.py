@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -122,7 +123,7 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     outcome = run_calibration(cal, stream=out, command="tempo calibrate cal.toml")
     folder = tmp_path / "out"
     assert [p.name for p in outcome.files] == ["level_map.csv", "calibration.png", "report.md",
-                                               "levels.csv", "anchors.csv"]
+                                               "levels.csv", "anchors.csv", "report.html"]
     assert (folder / "calibration.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     levels = pd.read_csv(folder / "levels.csv")
     assert list(levels["nominal"]) == [1400, 1800]
@@ -133,6 +134,11 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
                  "D monotone, gaps", "overall"):
         assert line in report
     assert "tempo calibrate cal.toml" in report
+    page = (folder / "report.html").read_text()
+    for line in ("A per-level accuracy", "B bias", "C slope", "sk0", "1742", "<svg"):
+        assert line in page
+    stage_links = re.findall(r"href='(round1/[^']+/report.html)'", page)
+    assert len(stage_links) == 3 and all((folder / link).is_file() for link in stage_links)
     table = pd.read_csv(folder / "level_map.csv", comment="#")
     assert list(table.columns) == ["Elo", "UCI_Elo"] and len(table) >= 1
     # the map is monotone and lies inside the measured range (nothing extrapolated)
@@ -260,3 +266,32 @@ def test_a_silent_engine_cannot_hang_the_probe(tmp_path):
     gone = EngineSpec("gone", [sys.executable, "-c", "print('id name x')"])
     with pytest.raises(ProbeError, match="exited before 'bestmove'"):
         converse(gone, ["uci"], timeout=10.0)
+
+
+def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
+    from lab.calibration import judge
+    from lab.calibration.run import CalibrationOutcome, RoundResult
+    from lab.page.calibration import write_calibration_page
+
+    hostile = TINY.replace('name = "sk0"', 'name = "<script>alert(1)</script>"')
+    cal = load_calibration(write(tmp_path, hostile), out=str(tmp_path / "out"))
+    cal.out.mkdir(parents=True)
+    measured = pd.DataFrame({
+        "level": ["L1400", "L1800"], "nominal": [1400, 1800], "UCI_Elo": [1400.0, 1800.0],
+        "tied": [True, True], "measured": [1450.0, 1700.0], "halfwidth": [60.0, 80.0],
+        "lower": [1390.0, 1620.0], "upper": [1510.0, 1780.0], "bound": ["", ""],
+        "bound_rating": [float("nan")] * 2, "games": [12, 12], "score": [55.0, 45.0]})
+    verdict = judge([1400, 1800], [1450.0, 1700.0], [60.0, 80.0], (1320.0, 1742.0),
+                    cal.thresholds)
+    measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
+    measured["passed"] = [lv.passed for lv in verdict.levels]
+    result = RoundResult(1, cal.out / "round1", [1400, 1800],
+                         {1400: {"UCI_Elo": 1400.0}, 1800: {"UCI_Elo": 1800.0}}, None, measured,
+                         None, verdict)
+    outcome = CalibrationOutcome(rounds=[result], problem="too few games")
+    page = write_calibration_page(cal, outcome, "tempo calibrate cal.toml").read_text()
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Calibration: tiny" in page and "did not pass: No table was written" in page
+    assert all(name in page for name, _, _ in verdict.lines)
+    assert "<td class='n'>1450</td>" in page and "<td class='n'>-100</td>" in page
+    assert page.count("class='fail'>FAIL") == sum(not ok for _, ok, _ in verdict.lines) + 1

@@ -1,0 +1,62 @@
+"""Writing a results folder's page: `report.html`, gathered, drawn and replaced atomically.
+
+`write_run_page` reads the store once (read-only), computes the page's tables, draws its figures
+as SVG and renames the finished file over the old one, so a browser never reads half a page.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import socket
+from pathlib import Path
+
+from lab.export import write_atomically
+from lab.machine import machine
+from lab.page.data import read_folder, summarize
+from lab.page.games import game_pgns
+from lab.page.render import run_page
+from lab.page.svg import inline_svg, llr_figure
+from lab.plots.time_usage import time_usage_figure
+from lab.store import LOCK_NAME
+
+PAGE_NAME = "report.html"
+
+
+def run_in_progress(folder: str | Path) -> bool:
+    """True while a run holds the folder's run lock (`Store.lock_for_run`); only tested, with a
+    shared lock on the lock file opened for reading, never created."""
+    path = Path(folder) / LOCK_NAME
+    if not path.is_file():
+        return False
+    with open(path) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
+def this_machine() -> tuple[str, str]:
+    """This computer's host name and a line about it (CPU, cores, OS, Python)."""
+    return socket.gethostname(), machine()
+
+
+def write_run_page(folder: str | Path, running: bool = False) -> Path:
+    """Write `folder/report.html` from the folder's store; returns its path. `running` says the
+    run is still playing (the page then shows an ETA and reloads itself)."""
+    folder = Path(folder)
+    summary = summarize(read_folder(folder), running=running, local=this_machine())
+    time_svg, time_note = "", "no moves recorded yet"
+    if not summary.moves.empty:
+        try:
+            time_svg = inline_svg(time_usage_figure(summary.moves, summary.games), "time usage")
+        except ValueError as exc:
+            time_note = f"no time-usage figure: {exc}"
+    llr_svg = inline_svg(llr_figure(summary.sprt), "SPRT LLR") if summary.sprt else ""
+    pgns = game_pgns(folder, summary.games, summary.moves, summary.name)
+    text = run_page(summary, time_svg, time_note, llr_svg, pgns)
+    return write_atomically(folder / PAGE_NAME,
+                            lambda tmp: tmp.write_text(text, encoding="utf-8"))
