@@ -6,7 +6,7 @@ None of them learns across moves (Stockfish keeps one per-game factor, `adj`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from timecontrol.budget import BudgetStopper, full_chain, has_clock
 from timecontrol.manager import TimeManager
@@ -156,13 +156,31 @@ class StockfishStopper(Stopper):
         return dict(self.figures)
 
 
+@dataclass(frozen=True)
+class StockfishParams:
+    """`stockfish(move-overhead=10)`: the overhead in Stockfish's formula, its default 10 ms.
+
+    The formula reserves it per remaining move (overhead*(2+mtg)), so the engine's own Move
+    Overhead (50 ms in the lab) there left 1 ms budgets below ~2.6 s of clock (issue 16); the
+    engine's overhead still caps the maximum at clock - overhead.
+    """
+
+    move_overhead: float = 10.0
+
+    @classmethod
+    def from_options(cls, options: SpecOptions) -> StockfishParams:
+        return cls(move_overhead=options.number("move-overhead", cls.move_overhead,
+                                                minimum=0.0))
+
+
 class StockfishManager(TimeManager):
-    """Stockfish's optimum/maximum time manager (reference section 9); the engine's Move
-    Overhead plays the role of Stockfish's (counted once per remaining move)."""
+    """Stockfish's optimum/maximum time manager (reference section 9) with Stockfish's own
+    move overhead (`StockfishParams`)."""
 
     name = "stockfish"
 
-    def __init__(self) -> None:
+    def __init__(self, params: StockfishParams | None = None) -> None:
+        self.params = params or StockfishParams()
         self.adj: float | None = None
 
     def new_game(self) -> None:
@@ -173,9 +191,13 @@ class StockfishManager(TimeManager):
                      move_overhead_ms: int) -> Stopper:
         if not has_clock(go, white):
             return full_chain(None, go, move_overhead_ms)
-        budget = stockfish_budget(int(go.clock(white) or 0), go.increment(white), go.movestogo,
-                                  ply, move_overhead_ms, self.adj)
+        time_ms = int(go.clock(white) or 0)
+        budget = stockfish_budget(time_ms, go.increment(white), go.movestogo, ply,
+                                  self.params.move_overhead, self.adj)
         self.adj = budget.adj
+        cap = max(0, time_ms - move_overhead_ms)
+        if budget.maximum_ms > cap:
+            budget = replace(budget, optimum_ms=min(budget.optimum_ms, cap), maximum_ms=cap)
         figures = {"tm": self.name, "budget_ms": budget.optimum_ms,
                    "hard_ms": budget.maximum_ms, "moves_left": float(budget.moves_to_go)}
         return full_chain(StockfishStopper(budget, figures), go, move_overhead_ms)

@@ -170,3 +170,10 @@ def read_moves_left(options: SpecOptions, default: LegacyMovesLeft) -> LegacyMov
     midpoint = source.number("midpoint", default.midpoint, minimum=0.0, min_open=True)
     steepness = source.number("steepness", default.steepness, minimum=0.0, min_open=True)
     return LegacyMovesLeft(midpoint, steepness)
+
+
+def read_overhead_per_move(options: SpecOptions, default: bool) -> bool:
+    """The `overhead-per-move` key: 1 keeps the move overhead back once per expected move, 0
+    once per game plan as Lc0 does (docs/reference/smooth_time_manager.md §2)."""
+    return bool(options.number("overhead-per-move", float(default), minimum=0, maximum=1,
+                               integer=True))

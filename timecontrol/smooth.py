@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from timecontrol.budget import full_chain, has_clock
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
-from timecontrol.options import SpecOptions, read_moves_left
+from timecontrol.options import SpecOptions, read_moves_left, read_overhead_per_move
 from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
 
 
@@ -57,6 +57,12 @@ def raw_nps(time_since_first_eval_ms: float, nodes: int) -> float:
     return 1000.0 * nodes / time_since_first_eval_ms
 
 
+MIN_NPS_SAMPLE_MS = 1.0
+"""Lc0 times its searches in whole milliseconds, so a check a fraction of a millisecond after the
+first evaluation is no NPS sample there: one playout in 0.004 ms would read as 250k NPS where the
+search makes 450, and smart pruning would then never fire (issue 16)."""
+
+
 @dataclass(frozen=True)
 class SmoothParams:
     """The seed's parameter table with its defaults (seed, "Parameter list"), and mle-legacy at
@@ -72,6 +78,8 @@ class SmoothParams:
     timeuse_update_rate: float = 10.0
     max_move_budget: float = 0.3
     moves_left: LegacyMovesLeft = field(default_factory=LegacyMovesLeft)
+    overhead_per_move: bool = True
+    """Keep the overhead back once per expected move (`game_overhead_ms`); 0 is Lc0's once."""
 
     @classmethod
     def from_options(cls, options: SpecOptions) -> SmoothParams:
@@ -96,6 +104,7 @@ class SmoothParams:
             max_move_budget=options.number("max-move-budget", d.max_move_budget, minimum=0.0,
                                            maximum=1.0, min_open=True),
             moves_left=read_moves_left(options, d.moves_left),
+            overhead_per_move=read_overhead_per_move(options, d.overhead_per_move),
         )
 
 
@@ -131,18 +140,28 @@ class SmoothBudget:
     alloc_ms: float
 
 
+def game_overhead_ms(move_overhead_ms: int, moves: float, per_move: bool) -> float:
+    """The overhead the plan keeps back from the game time: O once (Lc0, reference §2), or O for
+    each of the M expected moves (`per_move`, as Stockfish's timeLeft reserves overhead*(2+mtg),
+    reference §9): latency is paid at every move, and without a per-move reserve a sudden-death
+    game with 25-30 ms of real latency under a 50 ms overhead flags near move 75 (issue 16)."""
+    return move_overhead_ms * (max(1.0, moves) if per_move else 1.0)
+
+
 def smooth_budget(params: SmoothParams, state: SmoothState, time_ms: int, inc_ms: int,
                   movestogo: int | None, ply: int, reused_nodes: int,
-                  move_overhead_ms: int) -> SmoothBudget:
+                  move_overhead_ms: int, *, overhead_per_move: bool = False) -> SmoothBudget:
     """One move's allocation (reference §2, v1 column, with the #1476 and #1528 clamps):
 
     M = MLE(ply) capped by movestogo; T = max(0, time + inc*(M-1) - O); avg_ms = T/M;
     target_total = (T*nps/1000/M) / (1 - r); new = max(0, target_total - N0);
     expected = new/nps*1000; alloc = min(expected/u, max_move_budget*time, max(0, time - O)).
+    With `overhead_per_move`, T keeps back O*M instead of O (`game_overhead_ms`).
     """
     moves = params.moves_left.moves_left(ply, movestogo)
     inc = max(0, inc_ms)
-    game_time = max(0.0, time_ms + inc * (moves - 1) - move_overhead_ms)
+    reserve = game_overhead_ms(move_overhead_ms, moves, overhead_per_move)
+    game_time = max(0.0, time_ms + inc * (moves - 1) - reserve)
     avg_new_nodes = game_time * state.nps / 1000.0 / moves
     target_total = avg_new_nodes / (1.0 - state.tree_reuse)
     new_nodes = max(0.0, target_total - reused_nodes)
@@ -186,18 +205,19 @@ class SmoothManager(TimeManager):
     def update_nps(self, time_since_first_eval_ms: float, nodes: int) -> float:
         """v1 NPS smoothing after the #1243 fix (reference §3): exponential decay towards the
         raw NPS with half-life nps-update-rate seconds of search; the raw value itself on the
-        first search of the game. Checks before the first evaluation, or with no nodes, change
-        nothing."""
+        first search of the game. Checks within the first millisecond (`MIN_NPS_SAMPLE_MS`)
+        after the first evaluation, or with no nodes, change nothing."""
         state = self.state
-        if time_since_first_eval_ms <= 0 or nodes <= 0:
+        t = time_since_first_eval_ms
+        if t < MIN_NPS_SAMPLE_MS or nodes <= 0:
             return state.nps
-        raw = raw_nps(time_since_first_eval_ms, nodes)
-        if state.nps_reliable and time_since_first_eval_ms >= state.last_time_ms:
-            seconds = (time_since_first_eval_ms - state.last_time_ms) / 1000.0
+        raw = raw_nps(t, nodes)
+        if state.nps_reliable and t >= state.last_time_ms:
+            seconds = (t - state.last_time_ms) / 1000.0
             state.nps = exponential_decay(state.nps, raw, self.params.nps_update_rate, seconds)
         else:
             state.nps = raw
-        state.last_time_ms = time_since_first_eval_ms
+        state.last_time_ms = t
         return state.nps
 
     def search_done(self, elapsed_ms: float, total_nodes: int) -> None:
@@ -219,7 +239,8 @@ class SmoothManager(TimeManager):
         state = self.state
         budget = smooth_budget(self.params, state, int(go.clock(white) or 0),
                                go.increment(white), go.movestogo, ply, reused_nodes,
-                               move_overhead_ms)
+                               move_overhead_ms,
+                               overhead_per_move=self.params.overhead_per_move)
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": int(budget.alloc_ms),

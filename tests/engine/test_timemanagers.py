@@ -37,7 +37,8 @@ def go_telemetry(commands: str) -> dict:
 @pytest.mark.parametrize(("increment", "budget"), [("", 3323), (" winc 1000 binc 1000", 6124)])
 def test_smooth_budget_at_the_start_position(increment, budget):
     record = go_telemetry(
-        "setoption name TimeManager value smooth\nsetoption name Move Overhead value 100\n"
+        "setoption name TimeManager value smooth(overhead-per-move=0)\n"
+        "setoption name Move Overhead value 100\n"
         f"position startpos\ngo wtime 60000 btime 60000{increment}\n"
     )
     assert record["tm"] == "smooth"
