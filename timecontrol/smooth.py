@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from timecontrol.budget import full_chain, has_clock
+from timecontrol.budget import has_clock
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
 from timecontrol.options import SpecOptions, read_moves_left, read_overhead_per_move
@@ -190,10 +190,16 @@ class SmoothManager(TimeManager):
         self.state = self._fresh_state()
         self.generation += 1
 
-    def _update_tree_reuse(self, reused_nodes: int) -> None:
+    def _update_tree_reuse(self, reused_nodes: int | None) -> int:
         """Deferred tree-reuse update at the start of the next budget (reference §4.1): the
-        sample is N0 / last final nodes, weighted by the last search time over the old avg_ms."""
+        sample is N0 / last final nodes, weighted by the last search time over the old avg_ms.
+        A search that keeps no tree (`reused_nodes` None, alpha-beta) has tree reuse 0 from the
+        start: the initial 0.5 would double its early budgets (issue 16). Returns N0."""
         state = self.state
+        if reused_nodes is None:
+            state.tree_reuse = 0.0
+            state.last_time_ms = 0.0
+            return 0
         if state.last_final_nodes != 0 and state.last_time_ms != 0:
             sample = reused_nodes / state.last_final_nodes
             weight = move_weight(state.last_time_ms, state.avg_ms)
@@ -201,6 +207,7 @@ class SmoothManager(TimeManager):
                                                  self.params.tree_reuse_update_rate,
                                                  self.params.max_tree_reuse)
         state.last_time_ms = 0.0
+        return reused_nodes
 
     def update_nps(self, time_since_first_eval_ms: float, nodes: int) -> float:
         """v1 NPS smoothing after the #1243 fix (reference §3): exponential decay towards the
@@ -231,11 +238,11 @@ class SmoothManager(TimeManager):
                                        self.params.timeuse_update_rate, self.params.min_timeuse)
         state.last_final_nodes = total_nodes
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
-        self._update_tree_reuse(reused_nodes)
+            return None
+        reused_nodes = self._update_tree_reuse(reused_nodes)
         state = self.state
         budget = smooth_budget(self.params, state, int(go.clock(white) or 0),
                                go.increment(white), go.movestogo, ply, reused_nodes,
@@ -244,9 +251,18 @@ class SmoothManager(TimeManager):
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": int(budget.alloc_ms),
-                   "moves_left": budget.moves_left, "nps_est": state.nps,
-                   "tree_reuse": state.tree_reuse, "timeuse": state.timeuse}
-        return full_chain(SmoothStopper(self, budget.alloc_ms, figures), go, move_overhead_ms)
+                   "hard_ms": int(budget.alloc_ms), **plan_figures(budget, state)}
+        return SmoothStopper(self, budget.alloc_ms, figures)
+
+
+def plan_figures(budget: SmoothBudget, state: SmoothState) -> dict[str, object]:
+    """The telemetry of a smooth plan: moves left, planned game time, target tree size and the
+    estimators it used, rounded to what they mean (moves_left printed 51.000000000000114)."""
+    return {"moves_left": round(budget.moves_left, 4),
+            "game_time_ms": int(budget.game_time_ms),
+            "target_nodes": int(budget.target_total_nodes),
+            "nps_est": round(state.nps, 1), "tree_reuse": round(state.tree_reuse, 6),
+            "timeuse": round(state.timeuse, 6)}
 
 
 @dataclass
@@ -258,6 +274,7 @@ class SmoothStopper(Stopper):
     alloc_ms: float
     figures: dict[str, object]
     generation: int = field(init=False, default=-1)
+    done: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.generation = self.manager.generation
@@ -276,6 +293,12 @@ class SmoothStopper(Stopper):
     def on_search_done(self, stats: SearchStats) -> None:
         if self._current():
             self.manager.search_done(stats.time_since_movestart_ms, stats.total_nodes)
+            self.done = True
 
     def telemetry(self) -> dict[str, object]:
-        return dict(self.figures)
+        """The plan's figures and, once the move is made, the estimators after its update."""
+        figures = dict(self.figures)
+        if self.done:
+            state = self.manager.state
+            figures.update(nps_after=round(state.nps, 1), timeuse_after=round(state.timeuse, 6))
+        return figures

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from timecontrol.budget import full_chain, has_clock
+from timecontrol.budget import has_clock
 from timecontrol.moves_left import LegacyMovesLeft
 from timecontrol.options import SpecOptions, read_moves_left, read_overhead_per_move
 from timecontrol.smooth import (
@@ -27,6 +27,7 @@ from timecontrol.smooth import (
     SmoothStopper,
     game_overhead_ms,
     move_weight,
+    plan_figures,
     raw_nps,
     update_timeuse,
 )
@@ -275,12 +276,12 @@ class SmoothLc0Manager(SmoothManager):
                                        self.params.timeuse_update_rate, self.params.min_timeuse)
         state.last_final_nodes = total_nodes
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
+            return None
         state = self.state
-        self._update_tree_reuse(reused_nodes)
+        reused_nodes = self._update_tree_reuse(reused_nodes)
         budget = smooth_lc0_budget(self.params, state, int(go.clock(white) or 0),
                                    go.increment(white), go.movestogo, ply, reused_nodes,
                                    move_overhead_ms,
@@ -289,12 +290,10 @@ class SmoothLc0Manager(SmoothManager):
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": budget.deadline_ms,
                    "hard_ms": budget.deadline_ms + budget.allowed_ms,
-                   "moves_left": budget.moves_left, "nps_est": state.nps,
-                   "tree_reuse": state.tree_reuse, "timeuse": state.timeuse,
-                   "bank_ms": budget.bank_ms}
+                   **plan_figures(budget, state), "bank_ms": budget.bank_ms}
         stopper = SmoothLc0Stopper(self, float(budget.deadline_ms), figures,
                                    allowed_ms=budget.allowed_ms)
-        return full_chain(stopper, go, move_overhead_ms)
+        return stopper
 
 
 @dataclass
@@ -337,6 +336,7 @@ class SmoothLc0Stopper(SmoothStopper):
         if self._current():
             self.manager.search_done(stats.time_since_movestart_ms, stats.total_nodes,
                                      self.used_bank, int(self.alloc_ms))
+            self.done = True
 
     def telemetry(self) -> dict[str, object]:
-        return {**self.figures, "used_bank": self.used_bank}
+        return {**super().telemetry(), "used_bank": self.used_bank}

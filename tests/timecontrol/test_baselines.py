@@ -55,7 +55,8 @@ def test_stockfish_stopper_soft_optimum_and_hard_maximum() -> None:
         reused_nodes=0, move_overhead_ms=10)
     hints = StopperHints()
     assert stopper.should_stop(SearchStats(time_since_movestart_ms=3000.0), hints) is None
-    assert hints.remaining_ms == 2450 - 3000  # past the optimum: start no new iteration
+    assert hints.soft_remaining_ms == 2450 - 3000  # past the optimum: start no new iteration
+    assert hints.remaining_ms == 16838 - 3000  # but no hard stop before the maximum
     assert stopper.should_stop(SearchStats(time_since_movestart_ms=16838.0),
                                StopperHints()) == "budget"
 

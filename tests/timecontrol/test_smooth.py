@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.smooth import (
     SmoothManager,
@@ -98,8 +99,13 @@ def test_budget_through_the_factory_and_telemetry() -> None:
     telemetry = stopper.telemetry()
     assert telemetry["budget_ms"] == pytest.approx(3323, abs=1)
     assert telemetry == {"tm": "smooth", "budget_ms": telemetry["budget_ms"],
-                         "moves_left": 51.5, "nps_est": 20000.0, "tree_reuse": 0.5,
-                         "timeuse": 0.7}
+                         "hard_ms": telemetry["budget_ms"], "moves_left": 51.5,
+                         "game_time_ms": 59900, "target_nodes": 46524, "nps_est": 20000.0,
+                         "tree_reuse": 0.5, "timeuse": 0.7}
+    stopper.on_search_done(SearchStats(time_since_movestart_ms=1000.0, total_nodes=30_000))
+    after = stopper.telemetry()
+    assert after["timeuse_after"] == round(manager.state.timeuse, 6) != 0.7
+    assert after["nps_after"] == 20000.0  # no check with nodes: the NPS estimate is unchanged
     manager = create_manager("smooth(overhead-per-move=0)")
     stopper = manager.make_stopper(GoParams(wtime=60_000, btime=60_000, winc=1000, binc=1000),
                                    ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
@@ -211,11 +217,21 @@ def test_state_persists_across_moves_and_new_game_resets_it() -> None:
 
 def test_movestogo_and_limits_in_the_same_go() -> None:
     manager = SmoothManager(LC0_OVERHEAD)
-    stopper = manager.make_stopper(go(10_000, movestogo=1, nodes=5000), ply=40, white=True,
-                                   reused_nodes=0, move_overhead_ms=100)
-    assert isinstance(stopper, ChainedStopper) and len(stopper.stoppers) == 2
+    params = go(10_000, movestogo=1, nodes=5000)
+    own = manager.make_stopper(params, ply=40, white=True, reused_nodes=0, move_overhead_ms=100)
+    stopper = move_stopper(own, params, True, 100, iterative=False)
+    assert isinstance(stopper, ChainedStopper) and len(stopper.stoppers) == 3
     assert stopper.telemetry()["budget_ms"] == 3000  # S4
     assert stopper.should_stop(SearchStats(nodes_since_movestart=5000), StopperHints()) == "nodes"
+
+
+def test_moves_left_is_rounded_in_telemetry() -> None:
+    """Issue 16: moves_left printed 51.000000000000114; it is rounded to 4 decimals."""
+    manager = SmoothManager(LC0_OVERHEAD)
+    telemetry = manager.make_stopper(go(30_000), ply=1, white=True, reused_nodes=0,
+                                     move_overhead_ms=100).telemetry()
+    exact = manager.params.moves_left.moves_left(1)
+    assert exact != round(exact, 4) and telemetry["moves_left"] == round(exact, 4)
 
 
 def test_movestogo_only_caps_the_estimate() -> None:
