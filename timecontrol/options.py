@@ -172,8 +172,6 @@ def read_moves_left(options: SpecOptions, default: LegacyMovesLeft) -> LegacyMov
     return LegacyMovesLeft(midpoint, steepness)
 
 
-def read_overhead_per_move(options: SpecOptions, default: bool) -> bool:
-    """The `overhead-per-move` key: 1 keeps the move overhead back once per expected move, 0
-    once per game plan as Lc0 does (docs/reference/smooth_time_manager.md §2)."""
-    return bool(options.number("overhead-per-move", float(default), minimum=0, maximum=1,
-                               integer=True))
+def read_flag(options: SpecOptions, key: str, default: bool) -> bool:
+    """A 0/1 key (for example `overhead-per-move`, `plan-period`)."""
+    return bool(options.number(key, float(default), minimum=0, maximum=1, integer=True))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from timecontrol.budget import has_clock
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
-from timecontrol.options import SpecOptions, read_moves_left, read_overhead_per_move
+from timecontrol.options import SpecOptions, read_flag, read_moves_left
 from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
 
 
@@ -80,6 +80,8 @@ class SmoothParams:
     moves_left: LegacyMovesLeft = field(default_factory=LegacyMovesLeft)
     overhead_per_move: bool = True
     """Keep the overhead back once per expected move (`game_overhead_ms`); 0 is Lc0's once."""
+    plan_period: bool = True
+    """With `movestogo`, plan for exactly the moves of the period; 0 is Lc0's cap."""
 
     @classmethod
     def from_options(cls, options: SpecOptions) -> SmoothParams:
@@ -104,7 +106,8 @@ class SmoothParams:
             max_move_budget=options.number("max-move-budget", d.max_move_budget, minimum=0.0,
                                            maximum=1.0, min_open=True),
             moves_left=read_moves_left(options, d.moves_left),
-            overhead_per_move=read_overhead_per_move(options, d.overhead_per_move),
+            overhead_per_move=read_flag(options, "overhead-per-move", d.overhead_per_move),
+            plan_period=read_flag(options, "plan-period", d.plan_period),
         )
 
 
@@ -150,15 +153,17 @@ def game_overhead_ms(move_overhead_ms: int, moves: float, per_move: bool) -> flo
 
 def smooth_budget(params: SmoothParams, state: SmoothState, time_ms: int, inc_ms: int,
                   movestogo: int | None, ply: int, reused_nodes: int,
-                  move_overhead_ms: int, *, overhead_per_move: bool = False) -> SmoothBudget:
+                  move_overhead_ms: int, *, overhead_per_move: bool = False,
+                  plan_period: bool = False) -> SmoothBudget:
     """One move's allocation (reference §2, v1 column, with the #1476 and #1528 clamps):
 
     M = MLE(ply) capped by movestogo; T = max(0, time + inc*(M-1) - O); avg_ms = T/M;
     target_total = (T*nps/1000/M) / (1 - r); new = max(0, target_total - N0);
     expected = new/nps*1000; alloc = min(expected/u, max_move_budget*time, max(0, time - O)).
-    With `overhead_per_move`, T keeps back O*M instead of O (`game_overhead_ms`).
+    With `overhead_per_move`, T keeps back O*M instead of O (`game_overhead_ms`); with
+    `plan_period`, M is movestogo when given (`LegacyMovesLeft.moves_left`).
     """
-    moves = params.moves_left.moves_left(ply, movestogo)
+    moves = params.moves_left.moves_left(ply, movestogo, plan_period)
     inc = max(0, inc_ms)
     reserve = game_overhead_ms(move_overhead_ms, moves, overhead_per_move)
     game_time = max(0.0, time_ms + inc * (moves - 1) - reserve)
@@ -247,7 +252,8 @@ class SmoothManager(TimeManager):
         budget = smooth_budget(self.params, state, int(go.clock(white) or 0),
                                go.increment(white), go.movestogo, ply, reused_nodes,
                                move_overhead_ms,
-                               overhead_per_move=self.params.overhead_per_move)
+                               overhead_per_move=self.params.overhead_per_move,
+                               plan_period=self.params.plan_period)
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": int(budget.alloc_ms),

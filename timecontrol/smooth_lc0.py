@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from timecontrol.budget import has_clock
 from timecontrol.moves_left import LegacyMovesLeft
-from timecontrol.options import SpecOptions, read_moves_left, read_overhead_per_move
+from timecontrol.options import SpecOptions, read_flag, read_moves_left
 from timecontrol.smooth import (
     MIN_NPS_SAMPLE_MS,
     SmoothManager,
@@ -74,6 +74,8 @@ class SmoothLc0Params:
     init_nps: float = 20000.0
     overhead_per_move: bool = True
     """Keep the overhead back once per expected move (`game_overhead_ms`); 0 is Lc0's once."""
+    plan_period: bool = True
+    """With `movestogo`, plan for exactly the moves of the period; 0 is Lc0's cap."""
 
     @classmethod
     def from_options(cls, options: SpecOptions) -> SmoothLc0Params:
@@ -112,7 +114,8 @@ class SmoothLc0Params:
                                               minimum=0.0),
             force_piggybank_ms=count_ms("force-piggybank-ms", d.force_piggybank_ms),
             moves_left=read_moves_left(options, d.moves_left),
-            overhead_per_move=read_overhead_per_move(options, d.overhead_per_move),
+            overhead_per_move=read_flag(options, "overhead-per-move", d.overhead_per_move),
+            plan_period=read_flag(options, "plan-period", d.plan_period),
         )
 
 
@@ -151,9 +154,11 @@ def _trunc(value: float) -> int:
 def smooth_lc0_budget(params: SmoothLc0Params, state: SmoothLc0State, time_ms: int,
                       inc_ms: int, movestogo: int | None, ply: int, reused_nodes: int,
                       move_overhead_ms: int, *,
-                      overhead_per_move: bool = False) -> SmoothLc0Budget:
+                      overhead_per_move: bool = False,
+                      plan_period: bool = False) -> SmoothLc0Budget:
     """HEAD's budget, steps 1 and 4-23 of reference §2 (step 2, tree reuse, is the caller's);
-    with `overhead_per_move` the game times keep back O*M instead of O (`game_overhead_ms`).
+    with `overhead_per_move` the game times keep back O*M instead of O (`game_overhead_ms`), and
+    with `plan_period` M is movestogo when given.
 
     Mutates `state.bank_ms` and `state.first_move` (the bank's initialisation, clamp and
     deposit); the caller stores avg_ms and alloc_ms.
@@ -161,7 +166,7 @@ def smooth_lc0_budget(params: SmoothLc0Params, state: SmoothLc0State, time_ms: i
     if state.first_move:
         state.bank_ms = _trunc(time_ms * params.init_piggybank)
         state.first_move = False
-    moves = params.moves_left.moves_left(ply, movestogo)
+    moves = params.moves_left.moves_left(ply, movestogo, plan_period)
     inc = max(0, inc_ms)
     reserve = game_overhead_ms(move_overhead_ms, moves, overhead_per_move)
     gross_game_time = max(0.0, time_ms + inc * (moves - 1) - reserve)
@@ -285,7 +290,8 @@ class SmoothLc0Manager(SmoothManager):
         budget = smooth_lc0_budget(self.params, state, int(go.clock(white) or 0),
                                    go.increment(white), go.movestogo, ply, reused_nodes,
                                    move_overhead_ms,
-                                   overhead_per_move=self.params.overhead_per_move)
+                                   overhead_per_move=self.params.overhead_per_move,
+                                   plan_period=self.params.plan_period)
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": budget.deadline_ms,

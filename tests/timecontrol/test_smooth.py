@@ -20,7 +20,8 @@ from timecontrol.smooth import (
 from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHints
 
 REL = 1e-6  # section 12 is computed in double precision, as here
-LC0_OVERHEAD = SmoothParams(overhead_per_move=False)  # section 12: the overhead taken once
+# Section 12's wiring: the overhead taken once, movestogo only a cap (Lc0's)
+LC0_OVERHEAD = SmoothParams(overhead_per_move=False, plan_period=False)
 
 
 def state(**changes: float) -> SmoothState:
@@ -93,7 +94,7 @@ def go(wtime: int = 60_000, winc: int | None = None, **extra: int) -> GoParams:
 
 def test_budget_through_the_factory_and_telemetry() -> None:
     """The UCI-facing numbers: S1 = 3323.162 ms and S2 = 6124.827 ms as budget_ms."""
-    manager = create_manager("smooth(overhead-per-move=0)")
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                                    reused_nodes=0, move_overhead_ms=100)
     telemetry = stopper.telemetry()
@@ -106,11 +107,11 @@ def test_budget_through_the_factory_and_telemetry() -> None:
     after = stopper.telemetry()
     assert after["timeuse_after"] == round(manager.state.timeuse, 6) != 0.7
     assert after["nps_after"] == 20000.0  # no check with nodes: the NPS estimate is unchanged
-    manager = create_manager("smooth(overhead-per-move=0)")
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(GoParams(wtime=60_000, btime=60_000, winc=1000, binc=1000),
                                    ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     assert stopper.telemetry()["budget_ms"] == pytest.approx(6124, abs=1)
-    black = create_manager("smooth(overhead-per-move=0)").make_stopper(
+    black = create_manager("smooth(overhead-per-move=0,plan-period=0)").make_stopper(
         GoParams(wtime=1000, btime=60_000, winc=0, binc=1000), ply=1, white=False,
         reused_nodes=0, move_overhead_ms=100)
     assert black.telemetry()["budget_ms"] > 6000
@@ -195,7 +196,7 @@ def test_zero_allocation_counts_as_full_time_use() -> None:
 
 
 def test_state_persists_across_moves_and_new_game_resets_it() -> None:
-    manager = create_manager("smooth(overhead-per-move=0)")
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     stopper.should_stop(SearchStats(time_since_movestart_ms=900.0,
                                     time_since_first_eval_ms=800.0,
@@ -234,9 +235,22 @@ def test_moves_left_is_rounded_in_telemetry() -> None:
     assert exact != round(exact, 4) and telemetry["moves_left"] == round(exact, 4)
 
 
+def test_movestogo_plans_the_period_by_default() -> None:
+    """Issue 16: in a later period (ply 100, 30 moves to go) the preset plans for the 30 moves
+    of the period, not Lc0's MLE(100) = 9.1168 (which flags by move 80 of 40/20)."""
+    telemetry = create_manager("smooth").make_stopper(
+        go(20_000, movestogo=30), ply=100, white=True, reused_nodes=0,
+        move_overhead_ms=100).telemetry()
+    assert telemetry["moves_left"] == 30.0
+    assert telemetry["game_time_ms"] == 20_000 - 100 * 30
+    with pytest.raises(ValueError, match="plan-period"):
+        create_manager("smooth(plan-period=yes)")
+
+
 def test_movestogo_only_caps_the_estimate() -> None:
-    """Reference §2 step 4: in a later period (ply 100, 30 moves to go) smooth still plans for
-    MLE(100) = 9.1168 moves, not 30: it spends the period faster than a per-period split."""
+    """Reference §2 step 4 (Lc0, plan-period=0): in a later period (ply 100, 30 moves to go)
+    smooth still plans for MLE(100) = 9.1168 moves, not 30: it spends the period faster than a
+    per-period split."""
     manager = SmoothManager(LC0_OVERHEAD)
     telemetry = manager.make_stopper(go(20_000, movestogo=30), ply=100, white=True,
                                      reused_nodes=0, move_overhead_ms=100).telemetry()

@@ -22,7 +22,8 @@ from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHi
 
 REL = 1e-3
 P = SmoothLc0Params()
-LC0_OVERHEAD = SmoothLc0Params(overhead_per_move=False)  # section 10: the overhead taken once
+# Section 10's wiring: the overhead taken once, movestogo only a cap (Lc0's)
+LC0_OVERHEAD = SmoothLc0Params(overhead_per_move=False, plan_period=False)
 
 
 def fresh(**changes: object) -> SmoothLc0State:
@@ -208,7 +209,7 @@ def test_v1_exponential_nps_example() -> None:
 
 
 def test_e13_two_move_carry_over() -> None:
-    manager = create_manager("smooth-lc0(overhead-per-move=0)")
+    manager = create_manager("smooth-lc0(overhead-per-move=0,plan-period=0)")
     first = manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                                  reused_nodes=0, move_overhead_ms=200)
     assert first.telemetry()["budget_ms"] == 3152
@@ -338,7 +339,7 @@ def test_e15_smart_pruning() -> None:
 
 
 def test_new_game_resets_bank_and_first_move() -> None:
-    manager = create_manager("smooth-lc0(overhead-per-move=0)")
+    manager = create_manager("smooth-lc0(overhead-per-move=0,plan-period=0)")
     manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                          reused_nodes=0, move_overhead_ms=200)
     assert manager.state.bank_ms == 5700

@@ -40,12 +40,13 @@ def play_one_move(manager, clocks, white: bool, ply: int, nps: float, overhead: 
 
 
 SAFE = [(spec, control) for spec in sorted(MANAGERS) for control in ("60+0.6", "5+0.05")]
-# With periods only the managers that plan by movestogo are safe: smooth's mle-legacy estimate
-# is only *capped* by movestogo (reference §2 step 4), so from the second period on it plans for
-# MLE(ply) ~ 8-9 moves while 30+ remain, and the fixed movetime ignores the period entirely.
+# With periods only the managers that plan by movestogo are safe: the smooth presets plan the
+# period (plan-period=1; Lc0's mle-legacy estimate is only *capped* by movestogo, reference §2
+# step 4, and planned 8-9 moves while 30+ remained), the fixed movetime ignores the period.
 # Stockfish's formula reserves its own overhead (default 10 ms) per move: here it is given the
 # 100 ms that the simulated latency and late stops are meant to sit under.
-SAFE += [("fraction", "40/20"), ("stockfish(move-overhead=100)", "40/20")]
+SAFE += [("fraction", "40/20"), ("stockfish(move-overhead=100)", "40/20"), ("smooth", "40/20"),
+         ("smooth-lc0", "40/20")]
 
 
 @pytest.mark.parametrize(("spec", "control"), SAFE)
@@ -108,3 +109,17 @@ def test_sudden_death_latency_under_the_overhead_never_flags(spec: str, control:
         elapsed, telemetry = play_one_move(managers[white], clocks, white, ply, nps=40_000.0,
                                            overhead=50, check_every_ms=5.0, latency_ms=28)
         assert clocks[white].charge(elapsed), (spec, control, ply, telemetry)
+
+
+@pytest.mark.parametrize("spec", ["smooth", "smooth-lc0"])
+def test_movestogo_periods_are_planned_to_their_end(spec: str) -> None:
+    """Issue 16: 40/20 with 25 ms latency (no overhead to hide it): capped by movestogo, the
+    estimate planned for 8-9 moves while 30+ remained and both presets flagged at move 76-77;
+    planning the period's moves, 120 moves pass."""
+    clocks = {True: Clock(parse_time_control("40/20")), False: Clock(parse_time_control("40/20"))}
+    managers = {True: create_manager(spec), False: create_manager(spec)}
+    for ply in range(240):
+        white = ply % 2 == 0
+        elapsed, telemetry = play_one_move(managers[white], clocks, white, ply, nps=40_000.0,
+                                           overhead=0, check_every_ms=5.0, latency_ms=25)
+        assert clocks[white].charge(elapsed), (spec, ply, telemetry)
