@@ -13,6 +13,7 @@ import pytest
 
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
 from tests.engine.gameplay import opening, play_game
+from timecontrol.common import HARD_FACTOR, SOFT_FRACTION
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper, StopperHints
 
 MODES = ("alphabeta", "greenblatt", "mcts")
@@ -78,15 +79,16 @@ def test_only_move_does_not_cut_an_exact_limit() -> None:
 
 
 def test_alphabeta_budget_is_soft_and_the_hard_limit_holds() -> None:
-    """A 20 s clock: no iteration starts past half the budget, and a running one is cut at the
-    hard limit (twice the budget); the telemetry has the clock, the plan and the depth."""
+    """A 20 s clock: no iteration starts past SOFT_FRACTION of the budget, and a running one is
+    cut at the hard limit (HARD_FACTOR times the budget); the telemetry has the clock, the plan
+    and the depth."""
     record, wall = go_record("alphabeta", "position startpos moves e2e4",
                              "go wtime 20000 btime 20000 winc 200 binc 200")
     assert record["tm"] == "smooth" and record["tree_reuse"] == 0.0
-    assert abs(record["hard_ms"] - 2 * record["budget_ms"]) <= 1
+    assert abs(record["hard_ms"] - HARD_FACTOR * record["budget_ms"]) <= 1
     assert record["stop_reason"] in ("budget", "hard-limit", "deadline"), record
     if record["stop_reason"] == "budget":
-        assert record["used_ms"] >= record["budget_ms"] / 2 - 20
+        assert record["used_ms"] >= SOFT_FRACTION * record["budget_ms"] - 20
     assert record["used_ms"] <= record["hard_ms"] + 100 + (record["used_ms"] - record["cpu_ms"])
     assert (record["clock_ms"], record["inc_ms"]) == (20000, 200)
     assert "movestogo" not in record and record["depth"] >= 1

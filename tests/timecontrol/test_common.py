@@ -27,27 +27,27 @@ def at(ms: float, **fields: object) -> SearchStats:
 
 
 def test_hard_limit_worked_examples() -> None:
-    assert (HARD_FACTOR, MAX_CLOCK_SHARE) == (2.0, 0.8097)
+    assert (HARD_FACTOR, MAX_CLOCK_SHARE) == (1.3, 0.8097)
     assert clock_cap_ms(3000, 50) == pytest.approx(2379.1)
     assert clock_cap_ms(40, 50) == 0.0
-    assert hard_limit_ms(1000, 2379.1) == 2000
+    assert hard_limit_ms(1000, 2379.1) == 1300
     assert hard_limit_ms(2000, 2379.1) == 2379.1
     assert hard_limit_ms(-5, 100) == 0.0
 
 
 def test_a_budget_is_soft_in_an_iterative_search() -> None:
-    """Budget 1000 ms on a 10 s clock: soft limit 1000, hard limit 2000 (HARD_FACTOR); the
+    """Budget 1000 ms on a 10 s clock: soft limit 1000, hard limit 1300 (HARD_FACTOR); the
     manager's own stop at 1000 is no stop here."""
     stopper = SoftLimitStopper(BudgetStopper(1000.0, {"tm": "fraction", "budget_ms": 1000}),
                                clock_cap_ms(10_000, 50))
     hints = StopperHints()
     assert stopper.should_stop(at(600.0), hints) is None
-    assert (hints.soft_remaining_ms, hints.remaining_ms) == (400.0, 1400.0)
+    assert (hints.soft_remaining_ms, hints.remaining_ms) == (400.0, 700.0)
     hints.reset()
-    assert stopper.should_stop(at(1500.0), hints) is None
-    assert hints.soft_remaining_ms == -500.0
-    assert stopper.should_stop(at(2000.0), StopperHints()) == "hard-limit"
-    assert stopper.telemetry() == {"tm": "fraction", "budget_ms": 1000, "hard_ms": 2000}
+    assert stopper.should_stop(at(1200.0), hints) is None
+    assert hints.soft_remaining_ms == -200.0
+    assert stopper.should_stop(at(1300.0), StopperHints()) == "hard-limit"
+    assert stopper.telemetry() == {"tm": "fraction", "budget_ms": 1000, "hard_ms": 1300}
 
 
 def test_the_clock_caps_the_hard_limit() -> None:
