@@ -29,11 +29,12 @@ from engine.evaluate import Evaluator
 from engine.limiter import StrengthLimiter
 from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
 from engine.search.context import SearchContext, SearchResult
+from engine.search.mcts import TreeKeeper
 from engine.tt import TranspositionTable
+from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.go import GoParams
-from timecontrol.smart_pruning import SmartPruningStopper
-from timecontrol.stopper import ChainedStopper, Stopper, limit_stoppers
+from timecontrol.stopper import Stopper
 
 ENGINE_NAME = "Tempo 0.1"
 ENGINE_AUTHOR = "the Tempo authors"
@@ -156,6 +157,7 @@ class UciEngine:
         self.options = Options()
         self.limiter = StrengthLimiter(self.options)
         self.tt = TranspositionTable(self.options["Hash"])
+        self.tree_keeper = TreeKeeper()
         self.manager = create_manager(DEFAULT_TIME_MANAGER)
         self.evaluator = Evaluator()
         self.start_fen = chess.STARTING_FEN
@@ -164,6 +166,7 @@ class UciEngine:
         self.debug = False
         self.thread: threading.Thread | None = None
         self.stop_event = threading.Event()
+        self.answered = threading.Event()
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self.cmd_uci,
             "isready": lambda args: self.send("readyok"),
@@ -221,7 +224,10 @@ class UciEngine:
         return True
 
     def searching(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        """Whether a search has not yet come to its `bestmove` (its thread then only sends it and
+        collects garbage; a new `go`, which may arrive as soon as the GUI reads the `bestmove`,
+        waits for that instead of being refused)."""
+        return self.thread is not None and self.thread.is_alive() and not self.answered.is_set()
 
     def finish_search(self) -> None:
         """Stop a running search and wait for its `bestmove`."""
@@ -244,7 +250,7 @@ class UciEngine:
         gc.collect()
         self.tt.clear()
         self.manager.new_game()
-        search.new_game()
+        self.tree_keeper.new_game()
         self.limiter.new_game()
         self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
 
@@ -329,8 +335,9 @@ class UciEngine:
             self.error(f"{error}; searching depth {FALLBACK_DEPTH} instead")
             go, searchmoves = GoParams(depth=FALLBACK_DEPTH), []
         self.stop_event = threading.Event()
+        self.answered = threading.Event()
         board = self.board.copy()
-        reused = search.prepare(self.options["SearchMode"], board)
+        reused = search.prepare(self.options["SearchMode"], board, self.tree_keeper)
         ctx = SearchContext(
             board=board,
             evaluator=self.evaluator,
@@ -343,6 +350,7 @@ class UciEngine:
             start_time=started,
             searchmoves=searchmoves,
             value_scale=self.options["ValueScale"],
+            tree_keeper=self.tree_keeper,
         )
         self.limiter.prepare(ctx, go, self.options["Move Overhead"])
         mode = self.options["SearchMode"]
@@ -351,19 +359,17 @@ class UciEngine:
 
     # -- one search -----------------------------------------------------------------------------
 
-    def make_stopper(self, go: GoParams, board: chess.Board, reused: int = 0) -> Stopper:
-        """The manager's stopper chain when the side to move has a clock, else the plain limits;
-        in mcts mode (not `go infinite`) smart pruning goes last (reference §6.1)."""
+    def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:
+        """The manager's stopper (when it plans this move) with the limits every move has
+        (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search, smart
+        pruning last in mcts mode (reference §6.1)."""
         overhead = self.options["Move Overhead"]
-        if go.clock(board.turn) is not None and not go.infinite:
-            white = board.turn == chess.WHITE
-            stopper = self.manager.make_stopper(go, board.ply(), white, reused, overhead)
-        else:
-            stopper = ChainedStopper(limit_stoppers(go, overhead))
-        if self.options["SearchMode"] == "mcts" and not go.infinite:
-            factor = parse_factor(self.options["SmartPruningFactor"])
-            stopper = ChainedStopper([stopper, SmartPruningStopper(factor)])
-        return stopper
+        mode = self.options["SearchMode"]
+        white = board.turn == chess.WHITE
+        own = self.manager.make_stopper(go, board.ply(), white, reused, overhead)
+        factor = parse_factor(self.options["SmartPruningFactor"]) if mode == "mcts" else None
+        return move_stopper(own, go, white, overhead, iterative=search.iterative(mode),
+                            smart_pruning_factor=factor)
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
         """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
@@ -379,26 +385,34 @@ class UciEngine:
         if go.infinite:
             ctx.stop_event.wait()
         if self.options["Telemetry"]:
-            record = json.dumps(self.telemetry(ctx, result, cpu_ms), separators=(",", ":"))
+            record = json.dumps(self.telemetry(ctx, go, result, cpu_ms), separators=(",", ":"))
             self.send(f"info string tm {record}")
         move = result.best_move.uci() if result.best_move is not None else "0000"
         ponder = f" ponder {result.ponder.uci()}" if result.ponder is not None else ""
+        self.answered.set()
         self.send(f"bestmove {move}{ponder}")
         if CPYTHON:
             # The search's garbage only (see `main`); the tables and caches, old by now, wait for
             # the full collection at `ucinewgame`. A full one here costs 15-30 ms of our clock.
             gc.collect(1)
 
-    def telemetry(self, ctx: SearchContext, result: SearchResult, cpu_ms: int) -> dict[str, object]:
-        """The stopper's per-move figures with the search's own (design: Telemetry contract);
+    def telemetry(self, ctx: SearchContext, go: GoParams, result: SearchResult,
+                  cpu_ms: int) -> dict[str, object]:
+        """The stopper's per-move figures with the clock of `go` (absent when not given) and the
+        search's own (design: Telemetry contract);
         `cpu_ms`, the search thread's CPU time, tells time spent searching from time the
         process was not run (a busy machine)."""
         record = dict(ctx.stopper.telemetry())
+        white = ctx.board.turn == chess.WHITE
+        clock = {"clock_ms": go.clock(white), "inc_ms": go.winc if white else go.binc,
+                 "movestogo": go.movestogo}
+        record.update({key: value for key, value in clock.items() if value is not None})
         record.update(
             ply=ctx.board.ply(),
             used_ms=round((time.perf_counter() - ctx.start_time) * 1000),
             nodes=result.nodes,
             reused_nodes=result.reused_nodes,
+            depth=result.depth,
             stop_reason=result.stop_reason,
             cpu_ms=cpu_ms,
         )

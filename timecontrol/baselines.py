@@ -6,9 +6,9 @@ None of them learns across moves (Stockfish keeps one per-game factor, `adj`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from timecontrol.budget import BudgetStopper, full_chain, has_clock
+from timecontrol.budget import BudgetStopper, has_clock
 from timecontrol.manager import TimeManager
 from timecontrol.options import SpecOptions
 from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
@@ -58,14 +58,14 @@ class FractionManager(TimeManager):
     def __init__(self, params: FractionParams | None = None) -> None:
         self.params = params or FractionParams()
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
+            return None
         moves, budget = fraction_budget(self.params, int(go.clock(white) or 0),
                                         go.increment(white), go.movestogo, move_overhead_ms)
-        figures = {"tm": self.name, "budget_ms": int(budget), "moves_left": moves}
-        return full_chain(BudgetStopper(budget, figures), go, move_overhead_ms)
+        figures = {"tm": self.name, "budget_ms": int(budget), "moves_left": round(moves, 4)}
+        return BudgetStopper(budget, figures)
 
 
 @dataclass(frozen=True)
@@ -87,14 +87,14 @@ class MovetimeManager(TimeManager):
     def __init__(self, params: MovetimeParams | None = None) -> None:
         self.params = params or MovetimeParams()
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
+            return None
         time_ms = int(go.clock(white) or 0)
         budget = max(0.0, min(self.params.ms, time_ms - move_overhead_ms))
         figures = {"tm": self.name, "budget_ms": int(budget)}
-        return full_chain(BudgetStopper(budget, figures), go, move_overhead_ms)
+        return BudgetStopper(budget, figures)
 
 
 @dataclass(frozen=True)
@@ -140,42 +140,65 @@ def stockfish_budget(time_ms: int, inc_ms: int, movestogo: int | None, ply: int,
 
 @dataclass
 class StockfishStopper(Stopper):
-    """Hard stop at the maximum; the optimum is published as the time left, so a search does
-    not start an iteration after it (Stockfish stops after an iteration once elapsed exceeds the
-    optimum, its dynamic factors taken as 1)."""
+    """Hard stop at the maximum; the optimum is published as the soft limit, so an iterative
+    search starts no iteration after it (Stockfish stops after an iteration once elapsed
+    exceeds the optimum, its dynamic factors taken as 1) and MCTS stops there."""
 
     budget: StockfishBudget
     figures: dict[str, object]
 
     def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
         elapsed = stats.time_since_movestart_ms
-        hints.update_remaining_ms(self.budget.optimum_ms - elapsed)
+        hints.update_soft_ms(self.budget.optimum_ms - elapsed)
+        hints.update_remaining_ms(self.budget.maximum_ms - elapsed)
         return "budget" if elapsed >= self.budget.maximum_ms else None
 
     def telemetry(self) -> dict[str, object]:
         return dict(self.figures)
 
 
+@dataclass(frozen=True)
+class StockfishParams:
+    """`stockfish(move-overhead=10)`: the overhead in Stockfish's formula, its default 10 ms.
+
+    The formula reserves it per remaining move (overhead*(2+mtg)), so the engine's own Move
+    Overhead (50 ms in the lab) there left 1 ms budgets below ~2.6 s of clock (issue 16); the
+    engine's overhead still caps the maximum at clock - overhead.
+    """
+
+    move_overhead: float = 10.0
+
+    @classmethod
+    def from_options(cls, options: SpecOptions) -> StockfishParams:
+        return cls(move_overhead=options.number("move-overhead", cls.move_overhead,
+                                                minimum=0.0))
+
+
 class StockfishManager(TimeManager):
-    """Stockfish's optimum/maximum time manager (reference section 9); the engine's Move
-    Overhead plays the role of Stockfish's (counted once per remaining move)."""
+    """Stockfish's optimum/maximum time manager (reference section 9) with Stockfish's own
+    move overhead (`StockfishParams`)."""
 
     name = "stockfish"
 
-    def __init__(self) -> None:
+    def __init__(self, params: StockfishParams | None = None) -> None:
+        self.params = params or StockfishParams()
         self.adj: float | None = None
 
     def new_game(self) -> None:
         """Stockfish resets its `originalTimeAdjust` on ucinewgame."""
         self.adj = None
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
-        budget = stockfish_budget(int(go.clock(white) or 0), go.increment(white), go.movestogo,
-                                  ply, move_overhead_ms, self.adj)
+            return None
+        time_ms = int(go.clock(white) or 0)
+        budget = stockfish_budget(time_ms, go.increment(white), go.movestogo, ply,
+                                  self.params.move_overhead, self.adj)
         self.adj = budget.adj
+        cap = max(0, time_ms - move_overhead_ms)
+        if budget.maximum_ms > cap:
+            budget = replace(budget, optimum_ms=min(budget.optimum_ms, cap), maximum_ms=cap)
         figures = {"tm": self.name, "budget_ms": budget.optimum_ms,
                    "hard_ms": budget.maximum_ms, "moves_left": float(budget.moves_to_go)}
-        return full_chain(StockfishStopper(budget, figures), go, move_overhead_ms)
+        return StockfishStopper(budget, figures)

@@ -1,17 +1,10 @@
-"""Pieces every manager shares: a fixed-budget stopper and the full stopper chain of one move."""
+"""Pieces every manager shares: a fixed-budget stopper and whether a move is planned at all."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from timecontrol.stopper import (
-    ChainedStopper,
-    GoParams,
-    SearchStats,
-    Stopper,
-    StopperHints,
-    limit_stoppers,
-)
+from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
 
 
 @dataclass
@@ -36,10 +29,3 @@ def has_clock(go: GoParams, white: bool) -> bool:
     """Whether a manager plans this move: a clock for the side to move and not `go infinite`."""
     return not go.infinite and go.clock(white) is not None
 
-
-def full_chain(own: Stopper | None, go: GoParams, move_overhead_ms: int) -> ChainedStopper:
-    """The manager's stopper (if any) first, then the plain limits of `go` (Lc0's chain order,
-    docs/reference/smooth_time_manager.md section 6.1)."""
-    chain = [] if own is None else [own]
-    chain.extend(limit_stoppers(go, move_overhead_ms))
-    return ChainedStopper(chain)

@@ -14,6 +14,7 @@ from timecontrol.baselines import (
     MovetimeManager,
     MovetimeParams,
     StockfishManager,
+    StockfishParams,
 )
 from timecontrol.manager import TimeManager
 from timecontrol.options import SpecOptions, TimeManagerSpecError, parse_spec
@@ -25,7 +26,7 @@ MANAGERS: dict[str, Callable[[SpecOptions], TimeManager]] = {
     "smooth-lc0": lambda options: SmoothLc0Manager(SmoothLc0Params.from_options(options)),
     "fraction": lambda options: FractionManager(FractionParams.from_options(options)),
     "movetime": lambda options: MovetimeManager(MovetimeParams.from_options(options)),
-    "stockfish": lambda options: StockfishManager(),
+    "stockfish": lambda options: StockfishManager(StockfishParams.from_options(options)),
 }
 
 

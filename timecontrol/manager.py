@@ -18,13 +18,17 @@ class TimeManager:
         """Forget every estimate (`ucinewgame`, or a position that does not continue the game)."""
 
     def make_stopper(
-        self, go: GoParams, ply: int, white: bool, reused_nodes: int, move_overhead_ms: int
-    ) -> Stopper:
-        """The full stopper chain for this move: the manager's budget, then the limits of `go`.
+        self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+        move_overhead_ms: int
+    ) -> Stopper | None:
+        """The manager's own stopper for this move, or None when it does not plan the move (no
+        clock for the side to move, or `go infinite`); `timecontrol.common.move_stopper` adds
+        the limits every move has.
 
         `ply` is the game ply of the position to move in, `white` whether White is to move, and
-        `reused_nodes` the nodes (visits) the search kept from its previous tree (0 in alpha-beta).
-        The returned stopper's `telemetry()` holds the manager's per-move figures where it has
-        them: `tm`, `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`.
+        `reused_nodes` the nodes (visits) the search kept from its previous tree, None for a
+        search that keeps no tree (alpha-beta): tree reuse is then 0 from the start.
+        The stopper's `telemetry()` holds the manager's per-move figures where it has them:
+        `tm`, `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`.
         """
         raise NotImplementedError

@@ -33,8 +33,13 @@ class LegacyMovesLeft:
         ratio = (m / self.midpoint) ** self.steepness
         return self.midpoint * (1.0 + 2.0 * ratio) ** (1.0 / self.steepness) - m
 
-    def moves_left(self, ply: int, movestogo: int | None = None) -> float:
-        """The estimate capped by `movestogo` if 0 < movestogo < estimate (reference §2 step 4)."""
+    def moves_left(self, ply: int, movestogo: int | None = None,
+                   plan_period: bool = False) -> float:
+        """The estimate capped by `movestogo` if 0 < movestogo < estimate (Lc0, reference §2
+        step 4); with `plan_period`, `movestogo` itself when given: the clock must last the
+        period, and a cap alone planned for 8-14 moves while 20-40 remained (issue 16)."""
+        if plan_period and movestogo is not None and movestogo > 0:
+            return float(movestogo)
         estimate = self.estimate(ply)
         if movestogo is not None and 0 < movestogo < estimate:
             return float(movestogo)

@@ -170,3 +170,8 @@ def read_moves_left(options: SpecOptions, default: LegacyMovesLeft) -> LegacyMov
     midpoint = source.number("midpoint", default.midpoint, minimum=0.0, min_open=True)
     steepness = source.number("steepness", default.steepness, minimum=0.0, min_open=True)
     return LegacyMovesLeft(midpoint, steepness)
+
+
+def read_flag(options: SpecOptions, key: str, default: bool) -> bool:
+    """A 0/1 key (for example `overhead-per-move`, `plan-period`)."""
+    return bool(options.number(key, float(default), minimum=0, maximum=1, integer=True))

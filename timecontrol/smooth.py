@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from timecontrol.budget import full_chain, has_clock
+from timecontrol.budget import has_clock
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
-from timecontrol.options import SpecOptions, read_moves_left
+from timecontrol.options import SpecOptions, read_flag, read_moves_left
 from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
 
 
@@ -57,6 +57,12 @@ def raw_nps(time_since_first_eval_ms: float, nodes: int) -> float:
     return 1000.0 * nodes / time_since_first_eval_ms
 
 
+MIN_NPS_SAMPLE_MS = 1.0
+"""Lc0 times its searches in whole milliseconds, so a check a fraction of a millisecond after the
+first evaluation is no NPS sample there: one playout in 0.004 ms would read as 250k NPS where the
+search makes 450, and smart pruning would then never fire (issue 16)."""
+
+
 @dataclass(frozen=True)
 class SmoothParams:
     """The seed's parameter table with its defaults (seed, "Parameter list"), and mle-legacy at
@@ -72,6 +78,10 @@ class SmoothParams:
     timeuse_update_rate: float = 10.0
     max_move_budget: float = 0.3
     moves_left: LegacyMovesLeft = field(default_factory=LegacyMovesLeft)
+    overhead_per_move: bool = True
+    """Keep the overhead back once per expected move (`game_overhead_ms`); 0 is Lc0's once."""
+    plan_period: bool = True
+    """With `movestogo`, plan for exactly the moves of the period; 0 is Lc0's cap."""
 
     @classmethod
     def from_options(cls, options: SpecOptions) -> SmoothParams:
@@ -96,6 +106,8 @@ class SmoothParams:
             max_move_budget=options.number("max-move-budget", d.max_move_budget, minimum=0.0,
                                            maximum=1.0, min_open=True),
             moves_left=read_moves_left(options, d.moves_left),
+            overhead_per_move=read_flag(options, "overhead-per-move", d.overhead_per_move),
+            plan_period=read_flag(options, "plan-period", d.plan_period),
         )
 
 
@@ -131,18 +143,30 @@ class SmoothBudget:
     alloc_ms: float
 
 
+def game_overhead_ms(move_overhead_ms: int, moves: float, per_move: bool) -> float:
+    """The overhead the plan keeps back from the game time: O once (Lc0, reference §2), or O for
+    each of the M expected moves (`per_move`, as Stockfish's timeLeft reserves overhead*(2+mtg),
+    reference §9): latency is paid at every move, and without a per-move reserve a sudden-death
+    game with 25-30 ms of real latency under a 50 ms overhead flags near move 75 (issue 16)."""
+    return move_overhead_ms * (max(1.0, moves) if per_move else 1.0)
+
+
 def smooth_budget(params: SmoothParams, state: SmoothState, time_ms: int, inc_ms: int,
                   movestogo: int | None, ply: int, reused_nodes: int,
-                  move_overhead_ms: int) -> SmoothBudget:
+                  move_overhead_ms: int, *, overhead_per_move: bool = False,
+                  plan_period: bool = False) -> SmoothBudget:
     """One move's allocation (reference §2, v1 column, with the #1476 and #1528 clamps):
 
     M = MLE(ply) capped by movestogo; T = max(0, time + inc*(M-1) - O); avg_ms = T/M;
     target_total = (T*nps/1000/M) / (1 - r); new = max(0, target_total - N0);
     expected = new/nps*1000; alloc = min(expected/u, max_move_budget*time, max(0, time - O)).
+    With `overhead_per_move`, T keeps back O*M instead of O (`game_overhead_ms`); with
+    `plan_period`, M is movestogo when given (`LegacyMovesLeft.moves_left`).
     """
-    moves = params.moves_left.moves_left(ply, movestogo)
+    moves = params.moves_left.moves_left(ply, movestogo, plan_period)
     inc = max(0, inc_ms)
-    game_time = max(0.0, time_ms + inc * (moves - 1) - move_overhead_ms)
+    reserve = game_overhead_ms(move_overhead_ms, moves, overhead_per_move)
+    game_time = max(0.0, time_ms + inc * (moves - 1) - reserve)
     avg_new_nodes = game_time * state.nps / 1000.0 / moves
     target_total = avg_new_nodes / (1.0 - state.tree_reuse)
     new_nodes = max(0.0, target_total - reused_nodes)
@@ -171,10 +195,16 @@ class SmoothManager(TimeManager):
         self.state = self._fresh_state()
         self.generation += 1
 
-    def _update_tree_reuse(self, reused_nodes: int) -> None:
+    def _update_tree_reuse(self, reused_nodes: int | None) -> int:
         """Deferred tree-reuse update at the start of the next budget (reference §4.1): the
-        sample is N0 / last final nodes, weighted by the last search time over the old avg_ms."""
+        sample is N0 / last final nodes, weighted by the last search time over the old avg_ms.
+        A search that keeps no tree (`reused_nodes` None, alpha-beta) has tree reuse 0 from the
+        start: the initial 0.5 would double its early budgets (issue 16). Returns N0."""
         state = self.state
+        if reused_nodes is None:
+            state.tree_reuse = 0.0
+            state.last_time_ms = 0.0
+            return 0
         if state.last_final_nodes != 0 and state.last_time_ms != 0:
             sample = reused_nodes / state.last_final_nodes
             weight = move_weight(state.last_time_ms, state.avg_ms)
@@ -182,22 +212,24 @@ class SmoothManager(TimeManager):
                                                  self.params.tree_reuse_update_rate,
                                                  self.params.max_tree_reuse)
         state.last_time_ms = 0.0
+        return reused_nodes
 
     def update_nps(self, time_since_first_eval_ms: float, nodes: int) -> float:
         """v1 NPS smoothing after the #1243 fix (reference §3): exponential decay towards the
         raw NPS with half-life nps-update-rate seconds of search; the raw value itself on the
-        first search of the game. Checks before the first evaluation, or with no nodes, change
-        nothing."""
+        first search of the game. Checks within the first millisecond (`MIN_NPS_SAMPLE_MS`)
+        after the first evaluation, or with no nodes, change nothing."""
         state = self.state
-        if time_since_first_eval_ms <= 0 or nodes <= 0:
+        t = time_since_first_eval_ms
+        if t < MIN_NPS_SAMPLE_MS or nodes <= 0:
             return state.nps
-        raw = raw_nps(time_since_first_eval_ms, nodes)
-        if state.nps_reliable and time_since_first_eval_ms >= state.last_time_ms:
-            seconds = (time_since_first_eval_ms - state.last_time_ms) / 1000.0
+        raw = raw_nps(t, nodes)
+        if state.nps_reliable and t >= state.last_time_ms:
+            seconds = (t - state.last_time_ms) / 1000.0
             state.nps = exponential_decay(state.nps, raw, self.params.nps_update_rate, seconds)
         else:
             state.nps = raw
-        state.last_time_ms = time_since_first_eval_ms
+        state.last_time_ms = t
         return state.nps
 
     def search_done(self, elapsed_ms: float, total_nodes: int) -> None:
@@ -211,21 +243,32 @@ class SmoothManager(TimeManager):
                                        self.params.timeuse_update_rate, self.params.min_timeuse)
         state.last_final_nodes = total_nodes
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
-        self._update_tree_reuse(reused_nodes)
+            return None
+        reused_nodes = self._update_tree_reuse(reused_nodes)
         state = self.state
         budget = smooth_budget(self.params, state, int(go.clock(white) or 0),
                                go.increment(white), go.movestogo, ply, reused_nodes,
-                               move_overhead_ms)
+                               move_overhead_ms,
+                               overhead_per_move=self.params.overhead_per_move,
+                               plan_period=self.params.plan_period)
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": int(budget.alloc_ms),
-                   "moves_left": budget.moves_left, "nps_est": state.nps,
-                   "tree_reuse": state.tree_reuse, "timeuse": state.timeuse}
-        return full_chain(SmoothStopper(self, budget.alloc_ms, figures), go, move_overhead_ms)
+                   "hard_ms": int(budget.alloc_ms), **plan_figures(budget, state)}
+        return SmoothStopper(self, budget.alloc_ms, figures)
+
+
+def plan_figures(budget: SmoothBudget, state: SmoothState) -> dict[str, object]:
+    """The telemetry of a smooth plan: moves left, planned game time, target tree size and the
+    estimators it used, rounded to what they mean (moves_left printed 51.000000000000114)."""
+    return {"moves_left": round(budget.moves_left, 4),
+            "game_time_ms": int(budget.game_time_ms),
+            "target_nodes": int(budget.target_total_nodes),
+            "nps_est": round(state.nps, 1), "tree_reuse": round(state.tree_reuse, 6),
+            "timeuse": round(state.timeuse, 6)}
 
 
 @dataclass
@@ -237,6 +280,7 @@ class SmoothStopper(Stopper):
     alloc_ms: float
     figures: dict[str, object]
     generation: int = field(init=False, default=-1)
+    done: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.generation = self.manager.generation
@@ -255,6 +299,12 @@ class SmoothStopper(Stopper):
     def on_search_done(self, stats: SearchStats) -> None:
         if self._current():
             self.manager.search_done(stats.time_since_movestart_ms, stats.total_nodes)
+            self.done = True
 
     def telemetry(self) -> dict[str, object]:
-        return dict(self.figures)
+        """The plan's figures and, once the move is made, the estimators after its update."""
+        figures = dict(self.figures)
+        if self.done:
+            state = self.manager.state
+            figures.update(nps_after=round(state.nps, 1), timeuse_after=round(state.timeuse, 6))
+        return figures

@@ -17,14 +17,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from timecontrol.budget import full_chain, has_clock
+from timecontrol.budget import has_clock
 from timecontrol.moves_left import LegacyMovesLeft
-from timecontrol.options import SpecOptions, read_moves_left
+from timecontrol.options import SpecOptions, read_flag, read_moves_left
 from timecontrol.smooth import (
+    MIN_NPS_SAMPLE_MS,
     SmoothManager,
     SmoothState,
     SmoothStopper,
+    game_overhead_ms,
     move_weight,
+    plan_figures,
     raw_nps,
     update_timeuse,
 )
@@ -69,6 +72,10 @@ class SmoothLc0Params:
     force_piggybank_ms: int = 1000
     moves_left: LegacyMovesLeft = field(default_factory=lambda: LegacyMovesLeft(45.2, 5.93))
     init_nps: float = 20000.0
+    overhead_per_move: bool = True
+    """Keep the overhead back once per expected move (`game_overhead_ms`); 0 is Lc0's once."""
+    plan_period: bool = True
+    """With `movestogo`, plan for exactly the moves of the period; 0 is Lc0's cap."""
 
     @classmethod
     def from_options(cls, options: SpecOptions) -> SmoothLc0Params:
@@ -107,6 +114,8 @@ class SmoothLc0Params:
                                               minimum=0.0),
             force_piggybank_ms=count_ms("force-piggybank-ms", d.force_piggybank_ms),
             moves_left=read_moves_left(options, d.moves_left),
+            overhead_per_move=read_flag(options, "overhead-per-move", d.overhead_per_move),
+            plan_period=read_flag(options, "plan-period", d.plan_period),
         )
 
 
@@ -144,8 +153,12 @@ def _trunc(value: float) -> int:
 
 def smooth_lc0_budget(params: SmoothLc0Params, state: SmoothLc0State, time_ms: int,
                       inc_ms: int, movestogo: int | None, ply: int, reused_nodes: int,
-                      move_overhead_ms: int) -> SmoothLc0Budget:
-    """HEAD's budget, steps 1 and 4-23 of reference §2 (step 2, tree reuse, is the caller's).
+                      move_overhead_ms: int, *,
+                      overhead_per_move: bool = False,
+                      plan_period: bool = False) -> SmoothLc0Budget:
+    """HEAD's budget, steps 1 and 4-23 of reference §2 (step 2, tree reuse, is the caller's);
+    with `overhead_per_move` the game times keep back O*M instead of O (`game_overhead_ms`), and
+    with `plan_period` M is movestogo when given.
 
     Mutates `state.bank_ms` and `state.first_move` (the bank's initialisation, clamp and
     deposit); the caller stores avg_ms and alloc_ms.
@@ -153,13 +166,14 @@ def smooth_lc0_budget(params: SmoothLc0Params, state: SmoothLc0State, time_ms: i
     if state.first_move:
         state.bank_ms = _trunc(time_ms * params.init_piggybank)
         state.first_move = False
-    moves = params.moves_left.moves_left(ply, movestogo)
+    moves = params.moves_left.moves_left(ply, movestogo, plan_period)
     inc = max(0, inc_ms)
-    gross_game_time = max(0.0, time_ms + inc * (moves - 1) - move_overhead_ms)
+    reserve = game_overhead_ms(move_overhead_ms, moves, overhead_per_move)
+    gross_game_time = max(0.0, time_ms + inc * (moves - 1) - reserve)
     bank_max = params.max_piggybank_moves * gross_game_time / moves
     if state.bank_ms > bank_max:
         state.bank_ms = _trunc(bank_max)
-    game_time = max(0.0, time_ms - state.bank_ms + inc * (moves - 1) - move_overhead_ms)
+    game_time = max(0.0, time_ms - state.bank_ms + inc * (moves - 1) - reserve)
     avg_new_nodes = game_time * state.nps / 1000.0 / moves
     avg_ms = game_time / moves
     target_total = avg_new_nodes / (1.0 - state.tree_reuse)
@@ -237,11 +251,11 @@ class SmoothLc0Manager(SmoothManager):
     def update_nps(self, time_since_first_eval_ms: float, nodes: int) -> float:
         """HEAD NPS update (reference §3): linear window of nps-update-period seconds; the raw
         value on the first search of the game and, as in Lc0, when two checks fall in the
-        same millisecond. Checks before the first evaluation, or with no nodes, change
-        nothing."""
+        same millisecond. Checks within the first millisecond (`MIN_NPS_SAMPLE_MS`)
+        after the first evaluation, or with no nodes, change nothing."""
         state = self.state
         t = time_since_first_eval_ms
-        if t <= 0 or nodes <= 0:
+        if t < MIN_NPS_SAMPLE_MS or nodes <= 0:
             return state.nps
         raw = raw_nps(t, nodes)
         if state.nps_reliable and t > state.last_time_ms:
@@ -267,25 +281,25 @@ class SmoothLc0Manager(SmoothManager):
                                        self.params.timeuse_update_rate, self.params.min_timeuse)
         state.last_final_nodes = total_nodes
 
-    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int,
-                     move_overhead_ms: int) -> Stopper:
+    def make_stopper(self, go: GoParams, ply: int, white: bool, reused_nodes: int | None,
+                     move_overhead_ms: int) -> Stopper | None:
         if not has_clock(go, white):
-            return full_chain(None, go, move_overhead_ms)
+            return None
         state = self.state
-        self._update_tree_reuse(reused_nodes)
+        reused_nodes = self._update_tree_reuse(reused_nodes)
         budget = smooth_lc0_budget(self.params, state, int(go.clock(white) or 0),
                                    go.increment(white), go.movestogo, ply, reused_nodes,
-                                   move_overhead_ms)
+                                   move_overhead_ms,
+                                   overhead_per_move=self.params.overhead_per_move,
+                                   plan_period=self.params.plan_period)
         state.avg_ms = budget.avg_ms
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": budget.deadline_ms,
                    "hard_ms": budget.deadline_ms + budget.allowed_ms,
-                   "moves_left": budget.moves_left, "nps_est": state.nps,
-                   "tree_reuse": state.tree_reuse, "timeuse": state.timeuse,
-                   "bank_ms": budget.bank_ms}
+                   **plan_figures(budget, state), "bank_ms": budget.bank_ms}
         stopper = SmoothLc0Stopper(self, float(budget.deadline_ms), figures,
                                    allowed_ms=budget.allowed_ms)
-        return full_chain(stopper, go, move_overhead_ms)
+        return stopper
 
 
 @dataclass
@@ -328,6 +342,7 @@ class SmoothLc0Stopper(SmoothStopper):
         if self._current():
             self.manager.search_done(stats.time_since_movestart_ms, stats.total_nodes,
                                      self.used_bank, int(self.alloc_ms))
+            self.done = True
 
     def telemetry(self) -> dict[str, object]:
-        return {**self.figures, "used_bank": self.used_bank}
+        return {**super().telemetry(), "used_bank": self.used_bank}

@@ -42,21 +42,32 @@ class SearchStats:
 
 @dataclass
 class StopperHints:
-    """What the stoppers tell the search back; reset before every check (Lc0's StoppersHints)."""
+    """What the stoppers tell the search back; reset before every check (Lc0's StoppersHints).
+
+    `remaining_ms` is the time to the hard limit, where a search stops wherever it is;
+    `soft_remaining_ms` the time to the soft limit (Stockfish's optimum), after which an
+    iterative search starts no new iteration and any other search stops.
+    """
 
     estimated_nps: float | None = None
     remaining_ms: float = math.inf
     remaining_nodes: float = math.inf
+    soft_remaining_ms: float = math.inf
 
     def reset(self) -> None:
         """Forget the previous check's hints."""
         self.estimated_nps = None
         self.remaining_ms = math.inf
         self.remaining_nodes = math.inf
+        self.soft_remaining_ms = math.inf
 
     def update_remaining_ms(self, ms: float) -> None:
         """Keep the smallest remaining time any stopper reports."""
         self.remaining_ms = min(self.remaining_ms, ms)
+
+    def update_soft_ms(self, ms: float) -> None:
+        """Keep the smallest time to a soft limit any stopper reports."""
+        self.soft_remaining_ms = min(self.soft_remaining_ms, ms)
 
     def update_remaining_nodes(self, nodes: float) -> None:
         """Keep the smallest remaining node count any stopper reports."""

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 import chess
 
 from engine.search.context import SearchContext, SearchResult
+
+if TYPE_CHECKING:
+    from engine.search.mcts import TreeKeeper
 
 MODES = ("alphabeta", "greenblatt", "mcts")
 
@@ -18,18 +22,14 @@ def run(mode: str, ctx: SearchContext) -> SearchResult:
     return importlib.import_module(f"engine.search.{mode}").search(ctx)
 
 
-def prepare(mode: str, board: chess.Board) -> int:
+def iterative(mode: str) -> bool:
+    """Whether the search of `mode` deepens by iterations (reads a budget as a soft limit)."""
+    return mode != "mcts"
+
+
+def prepare(mode: str, board: chess.Board, keeper: TreeKeeper) -> int | None:
     """Before a `go`: in mcts mode, make the kept tree's subtree of `board` the next root and
-    return its visits (the reused nodes); 0 otherwise (other modes keep no tree)."""
+    return its visits (the reused nodes); None in the modes that keep no tree."""
     if mode != "mcts":
-        return 0
-    from engine.search import mcts
-
-    return mcts.prepare(board)
-
-
-def new_game() -> None:
-    """`ucinewgame`: drop the MCTS tree."""
-    from engine.search import mcts
-
-    mcts.new_game()
+        return None
+    return keeper.prepare(board)

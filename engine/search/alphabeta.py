@@ -1,6 +1,11 @@
 """Full-width alpha-beta: iterative deepening, principal-variation search, transposition table,
 quiescence search, check extension, draw rules, MultiPV, and a stopper consulted as it runs.
 
+Time: a manager's budget is a soft limit (timecontrol.common): no iteration starts past
+`SOFT_FRACTION` of it; the hard limit ends an iteration in its middle, and the move played is the
+best of the deepest iteration whose first root move completed. `go movetime`, `nodes` and `depth`
+are exact: the search runs to the time, the node or the end of the iteration.
+
 The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
 Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a
 depth or width limit"); mate scores and their table adjustment follow CPW "Score"
@@ -32,18 +37,14 @@ from engine.score import (
     unpack16,
 )
 from engine.search.context import RootLine, SearchContext, SearchResult
+from engine.search.stop_check import CHECK_WINDOW_MS, StopCheck
 from engine.tt import EXACT, LOWER, UPPER, encode_move
-from timecontrol.stopper import SearchStats, StopperHints
+from timecontrol.stopper import SearchStats
 
 MAX_PLY = 100
 CHECK_INTERVAL = 1024
 """Most nodes between two stopper checks (see `schedule_check`)."""
-CHECK_WINDOW_MS = 5.0
-"""Most time between two checks at the speed measured so far (a check costs a few µs)."""
 MIN_CHECK_INTERVAL = 16
-WRAP_UP_MS = 8.0
-"""The search ends when the stoppers report less time left than this: the time it takes to send
-the move, so that a time limit is met by the `bestmove`, not just by the last check."""
 ASPIRATION_WINDOW = 50
 """Half-width of the first root window from depth ASPIRATION_DEPTH on (cp); widened x4 on a fail."""
 ASPIRATION_DEPTH = 4
@@ -51,7 +52,10 @@ DELTA_MARGIN = 200
 """Quiescence delta pruning: skip a capture that cannot lift stand-pat to within this of alpha."""
 PLAUSIBILITY_DEPTH = 3
 """Quiet moves are ordered by full plausibility from this remaining depth on, by history below."""
-FIRST_ITERATION_EBF = 4.0
+SCORE_DROP_CP = 30
+"""An iteration whose score falls this far below that of two iterations before (same parity: the
+scores of odd and even depths differ by about a tempo) asks for more time (Stockfish's
+falling-eval factor; Lc0's kNeedMoreTime hint, read by smooth-lc0), as does a new best move."""
 
 
 class SearchStopped(Exception):
@@ -101,7 +105,7 @@ class AlphaBetaSearch:
         self.tt = ctx.tt
         self.evaluate = ctx.evaluator.evaluate
         self.stopper = ctx.stopper
-        self.stop_event = ctx.stop_event
+        self.stop_check = StopCheck(ctx, iterative=True)
         root_turn = self.board.turn
         self.draw = {root_turn: -ctx.contempt, not root_turn: ctx.contempt}
         self.nodes = 0
@@ -110,7 +114,8 @@ class AlphaBetaSearch:
         self.completed_depth = 0
         self.mate_found: int | None = None
         self.stats = SearchStats()
-        self.hints = StopperHints()
+        self.hints = self.stop_check.hints
+        self.need_more_time = False
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history = [[0] * 4096, [0] * 4096]
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
@@ -133,15 +138,15 @@ class AlphaBetaSearch:
             self.root_pv = [root_moves[0]]
         root_len = len(board.move_stack)
         keys_len = len(self.keys)
-        iteration_ms: list[float] = []
         if not root_moves:
             score = mated_in(0) if board.is_check() else self.draw[board.turn]
             self.root_score = score
             self.ctx.send(f"info depth 0 score {to_uci(score)}")
-        reason = self.boundary_check(iteration_ms) if root_moves else "nomoves"
+        reason = self.boundary_check() if root_moves else "nomoves"
         depth = 1
+        scores: list[int] = []
         while reason is None:
-            began = time.perf_counter()
+            previous_best = self.root_best if self.completed_depth else None
             try:
                 self.iterate(depth)
             except SearchStopped:
@@ -152,11 +157,14 @@ class AlphaBetaSearch:
                 if self.root_best is not None:
                     self.send_info(max(self.completed_depth, 1), 1, self.root_score, self.root_pv)
                 break
-            iteration_ms.append((time.perf_counter() - began) * 1000)
             self.completed_depth = depth
             if self.lines and self.lines[0].score >= MATE_BOUND:
                 self.mate_found = mate_moves(self.lines[0].score)
-            reason = self.boundary_check(iteration_ms)
+            scores.append(self.root_score)
+            self.need_more_time = previous_best is not None and (
+                previous_best != self.root_best
+                or (len(scores) > 2 and scores[-1] <= scores[-3] - SCORE_DROP_CP))
+            reason = self.boundary_check()
             if reason is None and depth >= min(self.ctx.max_depth, MAX_PLY - 1):
                 reason = "maxdepth"
             depth += 1
@@ -564,20 +572,12 @@ class AlphaBetaSearch:
         stats.depth = self.completed_depth
         stats.num_root_moves = len(self.root_moves)
         stats.mate_found = self.mate_found
+        stats.need_more_time = self.need_more_time
         return stats
 
     def ask_stopper(self) -> str | None:
-        """One stopper check (plus `stop` and the throttle hook); the reason to stop, or None."""
-        stats = self.fill_stats()
-        self.hints.reset()
-        reason = self.stopper.should_stop(stats, self.hints)
-        if reason is None and self.stop_event.is_set():
-            reason = "stop"
-        if reason is None and self.hints.remaining_ms < WRAP_UP_MS:
-            reason = "deadline"
-        if self.ctx.throttle is not None:
-            self.ctx.throttle(stats)
-        return reason
+        """One stop check (`engine.search.stop_check`); the reason to stop, or None."""
+        return self.stop_check.ask(self.fill_stats())
 
     def check(self) -> None:
         """The periodic check inside the tree; raises SearchStopped on a reason to stop."""
@@ -605,20 +605,15 @@ class AlphaBetaSearch:
             step = int(hints.remaining_nodes)
         self.next_check = self.nodes + max(step, 1)
 
-    def boundary_check(self, iteration_ms: list[float]) -> str | None:
-        """The check between iterations: the stopper, then whether the next iteration, predicted
-        as the last one's time times the effective branching factor, fits the remaining time."""
+    def boundary_check(self) -> str | None:
+        """The check between iterations: the stoppers, then whether the soft limit says to
+        start no new iteration (after the first one completed)."""
         reason = self.ask_stopper()
         self.schedule_check()
-        if reason is not None or not iteration_ms:
-            return reason
-        last = iteration_ms[-1]
-        ebf = FIRST_ITERATION_EBF
-        if len(iteration_ms) >= 2 and iteration_ms[-2] > 1.0:
-            ebf = min(max(last / iteration_ms[-2], 1.5), 8.0)
-        if last * ebf > self.hints.remaining_ms:
-            return "predicted"
-        return None
+        if reason is None and self.completed_depth and self.stop_check.soft_limit_passed(
+                self.stats.time_since_movestart_ms):
+            return "budget"
+        return reason
 
     def send_info(self, depth: int, multipv: int, score: int, pv: list[chess.Move],
                   bound: str | None = None) -> None:

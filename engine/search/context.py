@@ -6,11 +6,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import chess
 
 from engine.tt import TranspositionTable
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper
+
+if TYPE_CHECKING:
+    from engine.search.mcts import TreeKeeper
 
 
 @dataclass
@@ -39,6 +43,8 @@ class SearchContext:
     """Most nodes between two periodic checks, if set (the NPS throttle's granularity)."""
     value_scale: int = 400
     """MCTS: centipawns of the logistic mapping of evaluations to values (option ValueScale)."""
+    tree_keeper: TreeKeeper | None = None
+    """MCTS: where the tree is kept between moves (the engine's); None starts every search fresh."""
 
 
 @dataclass

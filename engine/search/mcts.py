@@ -15,12 +15,13 @@ that make progress are not all flattened to a value of 1 (Lc0 has its moves-left
 we have none). Draws are worth the logistic of minus the anchor, mates +-1, so the order of all
 outcomes is kept.
 
-Between moves the tree is kept (docs/reference/engines.md 4a "Tree reuse", a0lite's variant):
-`prepare(board)` before a `go` walks from the last search's root along the moves played since (our
-move, the opponent's reply) and makes the node reached the new root with its visits, which the
-time manager reads as reused nodes; a position that does not continue the game, or `new_game()`,
-drops the tree. Only a search whose position was prepared starts from the kept tree, so a `bench`
-or a test that calls `search` alone always starts fresh.
+Between moves the tree is kept (docs/reference/engines.md 4a "Tree reuse", a0lite's variant) in a
+`TreeKeeper` the engine holds and passes in `SearchContext.tree_keeper`: `prepare(board)` before
+a `go` walks from the last search's root along the moves played since (our move, the opponent's
+reply) and makes the node reached the new root with its visits, which the time manager reads as
+reused nodes; a position that does not continue the game, or `new_game()`, drops the tree. Only
+a search whose position was prepared starts from the kept tree, so a `bench` or a test without a
+keeper always starts fresh.
 
 Limits: the stopper chain (time manager, `go` limits, smart pruning last) is asked every few
 playouts with `SearchStats` (visits per root move, need-more-time); its remaining-nodes hint also
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 import chess
 
 from engine.score import clamp_eval, mate_in, mate_moves, mated_in, to_uci
-from engine.search.alphabeta import CHECK_WINDOW_MS, WRAP_UP_MS, game_keys, position_key
+from engine.search.alphabeta import game_keys, position_key
 from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.search.mcts_tree import (
     DRAW,
@@ -54,8 +55,9 @@ from engine.search.mcts_tree import (
     select,
 )
 from engine.search.mcts_value import CaptureSearch, cp_to_value, mop_up, priors, value_to_cp
+from engine.search.stop_check import CHECK_WINDOW_MS, StopCheck
 from engine.tt import ENTRY_BYTES
-from timecontrol.stopper import SearchStats, StopperHints
+from timecontrol.stopper import SearchStats
 
 NODE_BYTES = 3072
 """Memory per tree node, counting the move, prior and child tuples of expanded nodes: 1.5 to 3.5
@@ -83,46 +85,52 @@ class KeptTree:
     prepared: bool = False
 
 
-_kept: KeptTree | None = None
+class TreeKeeper:
+    """The tree of the last search, kept for the next `go` of the same game (the engine holds
+    one; a search without it starts fresh)."""
 
+    def __init__(self) -> None:
+        self.kept: KeptTree | None = None
 
-def new_game() -> None:
-    """Drop the kept tree (`ucinewgame`)."""
-    global _kept
-    _kept = None
+    def new_game(self) -> None:
+        """Drop the kept tree (`ucinewgame`)."""
+        self.kept = None
+
+    def prepare(self, board: chess.Board) -> int:
+        """Make the kept subtree of `board` the root of the next search; its visits (0 if
+        `board` does not continue the kept game, which then drops the tree)."""
+        kept = self.kept
+        if kept is None:
+            return 0
+        start_fen, moves = _game_of(board)
+        known = len(kept.moves)
+        node = None
+        if start_fen == kept.start_fen and moves[:known] == kept.moves:
+            node = descend(kept.root, moves[known:])
+        if node is None:
+            self.kept = None
+            return 0
+        node.proven = None
+        self.kept = KeptTree(node, start_fen, moves, kept.white_anchor, prepared=True)
+        return node.n
+
+    def take(self, board: chess.Board) -> KeptTree | None:
+        """The kept tree if it was prepared for `board`."""
+        kept = self.kept
+        if kept is not None and kept.prepared and _game_of(board) == (kept.start_fen,
+                                                                      kept.moves):
+            kept.prepared = False
+            return kept
+        return None
+
+    def keep(self, root: Node, board: chess.Board, white_anchor: int) -> None:
+        """Keep the tree of the search that just ended at `board`."""
+        start_fen, moves = _game_of(board)
+        self.kept = KeptTree(root, start_fen, moves, white_anchor)
 
 
 def _game_of(board: chess.Board) -> tuple[str, list[chess.Move]]:
     return board.root().fen(), list(board.move_stack)
-
-
-def prepare(board: chess.Board) -> int:
-    """Make the kept subtree of `board` the root of the next search; its visits (0 if `board`
-    does not continue the kept game, which then drops the tree)."""
-    global _kept
-    kept = _kept
-    if kept is None:
-        return 0
-    start_fen, moves = _game_of(board)
-    known = len(kept.moves)
-    node = None
-    if start_fen == kept.start_fen and moves[:known] == kept.moves:
-        node = descend(kept.root, moves[known:])
-    if node is None:
-        _kept = None
-        return 0
-    node.proven = None
-    _kept = KeptTree(node, start_fen, moves, kept.white_anchor, prepared=True)
-    return node.n
-
-
-def _take_prepared(board: chess.Board) -> KeptTree | None:
-    """The kept tree if it was prepared for `board`."""
-    kept = _kept
-    if kept is not None and kept.prepared and _game_of(board) == (kept.start_fen, kept.moves):
-        kept.prepared = False
-        return kept
-    return None
 
 
 def choose_anchor(root_cp: int) -> int:
@@ -145,6 +153,7 @@ class MctsSearch:
         self.captures = CaptureSearch(ctx.board, ctx.evaluator.evaluate)
         self.scale = float(ctx.value_scale)
         self.stopper = ctx.stopper
+        self.stop_check = StopCheck(ctx, iterative=False)
         self.root_turn = ctx.board.turn
         root_cp = self.captures.run() + mop_up(self.board)
         sign = 1 if self.root_turn == chess.WHITE else -1
@@ -170,7 +179,7 @@ class MctsSearch:
         self.path_keys = [position_key(self.board)]
         self.remaining = math.inf
         self.stats = SearchStats()
-        self.hints = StopperHints()
+        self.hints = self.stop_check.hints
 
     # -- driver ---------------------------------------------------------------------------------
 
@@ -196,10 +205,9 @@ class MctsSearch:
         self.fill_stats()
         self.stopper.on_search_done(self.stats)
         self.send_info()
-        global _kept
-        start_fen, moves = _game_of(self.board)
-        white_anchor = self.anchor if self.root_turn == chess.WHITE else -self.anchor
-        _kept = KeptTree(self.root, start_fen, moves, white_anchor)
+        if self.ctx.tree_keeper is not None:
+            white_anchor = self.anchor if self.root_turn == chess.WHITE else -self.anchor
+            self.ctx.tree_keeper.keep(self.root, self.board, white_anchor)
         return self.result(None, reason)
 
     def playout(self) -> bool:
@@ -376,22 +384,16 @@ class MctsSearch:
     def ask_stopper(self) -> str | None:
         """One check of the stopper chain, `stop` and the throttle; schedules the next check."""
         stats = self.fill_stats()
+        reason = self.stop_check.ask(stats, self.playout_ms())
         hints = self.hints
-        hints.reset()
-        reason = self.stopper.should_stop(stats, hints)
-        if reason is None and self.ctx.stop_event.is_set():
-            reason = "stop"
-        if reason is None and hints.remaining_ms < WRAP_UP_MS + self.playout_ms():
-            reason = "deadline"
-        if self.ctx.throttle is not None:
-            self.ctx.throttle(stats)
         self.remaining = hints.remaining_nodes
         step = CHECK_INTERVAL
         if hints.remaining_nodes < step:
             step = int(hints.remaining_nodes)
         elapsed = stats.time_since_movestart_ms
-        if hints.remaining_ms != math.inf and elapsed > 0:
-            window = min(CHECK_WINDOW_MS, hints.remaining_ms / 4)
+        left = min(hints.remaining_ms, hints.soft_remaining_ms)
+        if left != math.inf and elapsed > 0:
+            window = min(CHECK_WINDOW_MS, max(0.0, left) / 4)
             step = min(step, int(window * self.playouts / elapsed))
         self.next_check = self.playouts + max(step, 1)
         if reason is None and (elapsed - self.last_info_ms >= INFO_INTERVAL_MS
@@ -489,4 +491,5 @@ def need_more_time(root: Node) -> bool:
 
 def search(ctx: SearchContext) -> SearchResult:
     """The `mcts` search mode's entry point."""
-    return MctsSearch(ctx, _take_prepared(ctx.board)).run()
+    keeper = ctx.tree_keeper
+    return MctsSearch(ctx, keeper.take(ctx.board) if keeper is not None else None).run()

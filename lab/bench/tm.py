@@ -3,9 +3,11 @@
 For every manager, our engine plays itself (both sides with that manager) a short series at a
 fast control through the lab's harness. Printed per manager, after the seed's two principles
 (Lc0 "PR1195: Time management update", "Design principles"): the time forfeits; the mean fraction of
-the available time used by the end of the game (all time should be used); and the spread of the
-nodes searched per move, as the coefficient of variation within each game side (the tree should
-be the same size at every move), with the mean nodes per move beside it.
+the available time used by the end of the game, over all game sides and over those of 50+ moves
+(all time should be used); the median ratio of time used to the manager's (soft) budget; the
+spread of the nodes searched per move, as the coefficient of variation over the first 40 moves
+of each game side, median over sides (the tree should be the same size at every move), with the
+mean nodes per move beside it; and the mean depth per move.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pandas as pd
 
 from lab.experiment import DEFAULT_BOOK, Experiment, load_book_for
 from lab.experiment_file import parse_experiment
-from lab.plots.time_usage import fraction_of_time_used
+from lab.plots.time_usage import fraction_of_time_used, nodes_spread
 from lab.runner import run_experiment
 from lab.store import open_store
 
@@ -51,21 +53,36 @@ def self_play_experiment(manager: str, games: int, tc: str, out: Path, interpret
     return experiment
 
 
+LONG_SIDE_MOVES = 50
+"""Game sides of at least this many moves count for "used % 50+" (a short game ends with time
+left whatever the manager)."""
+def _round(value: float, digits: int) -> float | None:
+    return None if pd.isna(value) else round(float(value), digits)
+
+
 def manager_figures(manager: str, games: pd.DataFrame, moves: pd.DataFrame) -> dict[str, object]:
-    """One row of the table: games, forfeits, time used, nodes per move and their spread."""
-    fraction = fraction_of_time_used(moves)["fraction"] if not moves.empty else pd.Series([])
+    """One row of the table: games, forfeits, time used (all sides, sides of 50+ moves), used
+    time over budget, nodes per move and their spread, depth per move."""
+    empty = pd.DataFrame(columns=["game_id", "side", "fraction"])
+    fractions = fraction_of_time_used(moves) if not moves.empty else empty
+    side_moves = moves.groupby(["game_id", "side"]).size() if not moves.empty else pd.Series()
+    long_sides = side_moves[side_moves >= LONG_SIDE_MOVES].index
+    long_fractions = fractions.set_index(["game_id", "side"])["fraction"].reindex(long_sides)
+    used = pd.to_numeric(moves.get("tm_used_ms", pd.Series(dtype=float)), errors="coerce")
+    budget = pd.to_numeric(moves.get("tm_budget_ms", pd.Series(dtype=float)), errors="coerce")
+    ratio = (used / budget)[budget > 0]
     nodes = pd.to_numeric(moves.get("nodes", pd.Series(dtype=float)), errors="coerce")
-    per_side = pd.DataFrame({"game": moves.get("game_id"), "side": moves.get("side"),
-                             "nodes": nodes}).dropna()
-    spread = per_side.groupby(["game", "side"])["nodes"].agg(lambda n: n.std() / n.mean()
-                                                             if n.mean() > 0 else None)
+    depth = pd.to_numeric(moves.get("depth", pd.Series(dtype=float)), errors="coerce")
     return {
         "manager": manager,
         "games": len(games),
         "time forfeits": int((games["termination"] == "time forfeit").sum()) if len(games) else 0,
-        "time used %": round(100 * fraction.mean(), 1) if len(fraction) else None,
-        "nodes/move": int(per_side["nodes"].mean()) if len(per_side) else None,
-        "nodes CV": round(float(spread.median()), 2) if len(spread.dropna()) else None,
+        "used %": _round(100 * fractions["fraction"].mean(), 1),
+        "used % 50+": _round(100 * long_fractions.mean(), 1),
+        "used/budget": _round(ratio.median(), 2),
+        "nodes/move": None if nodes.dropna().empty else int(nodes.mean()),
+        "nodes CV": _round(nodes_spread(moves)["cv"].median(), 2) if not moves.empty else None,
+        "depth": _round(depth.mean(), 1),
     }
 
 

@@ -1,9 +1,11 @@
 """How engines and time managers spend the clock over many games.
 
-Three panels: time used per move number (mean line, interquartile band, and for time managers
+Four panels: time used per move number (mean line, interquartile band, and for time managers
 with telemetry their mean budget, dashed), the fraction of the available time used by the end of
-each game, and nodes per move against move number. One line per engine, or per engine and time
-manager when the engine reports its manager (`tm_tm`).
+each game, nodes per move against move number, and the spread of nodes per move within each game
+side (coefficient of variation over its first 40 moves: the smooth manager's seed asks for the
+same tree size at every move). One line per engine, or per engine and time manager when the
+engine reports its manager (`tm_tm`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,32 @@ def fraction_of_time_used(moves: pd.DataFrame) -> pd.DataFrame:
     return per_side.dropna(subset=["fraction"]).reset_index()
 
 
+CV_MOVES = 40
+"""Moves of each game side whose node counts make the spread (issue 16's measure)."""
+
+
+def nodes_spread(moves: pd.DataFrame, first: int = CV_MOVES) -> pd.DataFrame:
+    """Per game side, the coefficient of variation (std/mean) of nodes per move over its first
+    `first` moves: columns game_id, side, label, cv; sides without positive node counts are
+    left out."""
+    frame = pd.DataFrame(
+        {
+            "game_id": moves["game_id"],
+            "side": moves["side"] if "side" in moves.columns else moves["engine"],
+            "label": player_labels(moves),
+            "ply": pd.to_numeric(moves["ply"], errors="coerce"),
+            "nodes": numeric(moves, "nodes"),
+        }
+    ).dropna(subset=["ply", "nodes"])
+    frame = frame.sort_values("ply").groupby(["game_id", "side"]).head(first)
+    per_side = frame.groupby(["game_id", "side"]).agg(
+        label=("label", "last"), std=("nodes", "std"), mean=("nodes", "mean")
+    )
+    per_side = per_side[per_side["mean"] > 0]
+    per_side["cv"] = per_side["std"] / per_side["mean"]
+    return per_side.dropna(subset=["cv"]).reset_index()[["game_id", "side", "label", "cv"]]
+
+
 def _colours(labels: list[str]) -> dict[str, str]:
     """One colour of matplotlib's default cycle per label, stable across the panels."""
     return {label: f"C{i % 10}" for i, label in enumerate(labels)}
@@ -109,12 +137,13 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         raise ValueError("no moves to plot")
     moves = moves.assign(move_number=move_numbers(moves, games))
     labels = sorted(player_labels(moves).unique())
-    fig = new_figure(13, 9)
+    fig = new_figure(16, 9)
     colours = _colours(labels)
-    grid = fig.add_gridspec(2, 2, height_ratios=[1.2, 1])
+    grid = fig.add_gridspec(2, 3, height_ratios=[1.2, 1])
     ax_time = fig.add_subplot(grid[0, :])
     ax_frac = fig.add_subplot(grid[1, 0])
     ax_nodes = fig.add_subplot(grid[1, 1])
+    ax_spread = fig.add_subplot(grid[1, 2])
 
     low, high = (int(q * 100) for q in SPREAD)
     _band_lines(ax_time, per_move_stats(moves, "elapsed_ms"), colours, 1e-3)
@@ -133,26 +162,11 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
     ax_time.grid(alpha=0.3)
     ax_time.legend(loc="upper right", fontsize="small")
 
-    fractions = fraction_of_time_used(moves)
+    _per_side_boxes(ax_frac, fraction_of_time_used(moves), "fraction", labels, colours,
+                    "no clock data (fixed nodes or fixed time per move)")
     ax_frac.set_title("Fraction of the available time used by the end of the game")
     ax_frac.set_ylabel("fraction of available time used")
-    if fractions.empty:
-        _no_data(ax_frac, "no clock data (fixed nodes or fixed time per move)")
-    else:
-        present = [lb for lb in labels if lb in set(fractions["label"])]
-        data = [fractions.loc[fractions["label"] == lb, "fraction"].to_numpy() for lb in present]
-        ax_frac.boxplot(data, tick_labels=present, widths=0.5, showfliers=False)
-        rng = np.random.default_rng(0)
-        for i, (label, values) in enumerate(zip(present, data, strict=True), start=1):
-            jitter = rng.uniform(-0.12, 0.12, size=len(values))
-            ax_frac.plot(
-                i + jitter, values, "o", color=colours[label], alpha=0.7, markersize=4,
-                label=f"{label} ({_games(len(values))})",
-            )
-        ax_frac.set_ylim(0, 1.05)
-        ax_frac.tick_params(axis="x", labelrotation=15)
-        ax_frac.legend(loc="lower right", fontsize="small")
-    ax_frac.grid(alpha=0.3, axis="y")
+    ax_frac.set_ylim(0, 1.05)
 
     nodes = per_move_stats(moves, "nodes")
     ax_nodes.set_title("Nodes per move (mean, interquartile band)")
@@ -167,8 +181,33 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         ax_nodes.legend(loc="best", fontsize="small")
     ax_nodes.grid(alpha=0.3, which="both")
 
+    _per_side_boxes(ax_spread, nodes_spread(moves), "cv", labels, colours,
+                    "no node counts reported")
+    ax_spread.set_title(f"Spread of nodes per move (first {CV_MOVES} moves of each side)")
+    ax_spread.set_ylabel("coefficient of variation (std / mean)")
+    ax_spread.set_ylim(bottom=0)
+
     fig.suptitle(_summary_title(moves, games), fontsize="x-large")
     return fig
+
+
+def _per_side_boxes(ax: Axes, frame: pd.DataFrame, column: str, labels: list[str],
+                    colours: dict[str, str], empty_text: str) -> None:
+    """A box per label of `column` (one value per game side), with the values jittered over it."""
+    if frame.empty:
+        _no_data(ax, empty_text)
+        return
+    present = [lb for lb in labels if lb in set(frame["label"])]
+    data = [frame.loc[frame["label"] == lb, column].to_numpy() for lb in present]
+    ax.boxplot(data, tick_labels=present, widths=0.5, showfliers=False)
+    rng = np.random.default_rng(0)
+    for i, (label, values) in enumerate(zip(present, data, strict=True), start=1):
+        jitter = rng.uniform(-0.12, 0.12, size=len(values))
+        ax.plot(i + jitter, values, "o", color=colours[label], alpha=0.7, markersize=4,
+                label=f"{label} ({_games(len(values))})")
+    ax.tick_params(axis="x", labelrotation=15)
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(alpha=0.3, axis="y")
 
 
 def _summary_title(moves: pd.DataFrame, games: pd.DataFrame | None) -> str:

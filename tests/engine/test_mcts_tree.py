@@ -48,18 +48,23 @@ def parent(priors_: tuple, children: list, q_to_move: float) -> Node:
     return node
 
 
+KEEPER = mcts.TreeKeeper()
+
+
 def run(board: chess.Board, nodes: int, prepared: bool = False):
-    """One in-process mcts search of `board` limited to `nodes` new visits."""
+    """One in-process mcts search of `board` limited to `nodes` new visits, keeping its tree
+    in KEEPER."""
     ctx = SearchContext(board=board.copy(), evaluator=Evaluator(), tt=TranspositionTable(16),
-                        stopper=ChainedStopper([NodesStopper(nodes)]), send=lambda line: None)
+                        stopper=ChainedStopper([NodesStopper(nodes)]), send=lambda line: None,
+                        tree_keeper=KEEPER)
     return mcts.search(ctx)
 
 
 @pytest.fixture(autouse=True)
 def fresh_tree():
-    mcts.new_game()
+    KEEPER.new_game()
     yield
-    mcts.new_game()
+    KEEPER.new_game()
 
 
 # -- selection --------------------------------------------------------------------------------
@@ -228,7 +233,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_moves_played():
     first = run(board, 600)
     board.push(first.best_move)
     board.push(first.pv[1])
-    reused = mcts.prepare(board)
+    reused = KEEPER.prepare(board)
     assert reused > 0
     second = run(board, 200)
     assert second.reused_nodes == reused
@@ -241,11 +246,11 @@ def test_unrelated_position_or_new_game_drops_the_tree():
     first = run(board, 400)
     board.push(first.best_move)
     board.push(first.pv[1])
-    assert mcts.prepare(chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")) == 0
-    assert mcts.prepare(board) == 0
+    assert KEEPER.prepare(chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")) == 0
+    assert KEEPER.prepare(board) == 0
     run(chess.Board(), 400)
-    mcts.new_game()
-    assert mcts.prepare(board) == 0
+    KEEPER.new_game()
+    assert KEEPER.prepare(board) == 0
 
 
 def test_a_search_that_was_not_prepared_starts_fresh_and_is_deterministic():

@@ -34,16 +34,22 @@ def go_telemetry(commands: str) -> dict:
         process.communicate(timeout=30)
 
 
-@pytest.mark.parametrize(("increment", "budget"), [("", 3323), (" winc 1000 binc 1000", 6124)])
-def test_smooth_budget_at_the_start_position(increment, budget):
+@pytest.mark.parametrize(("mode", "increment", "budget"),
+                         [("mcts", "", 3323), ("mcts", " winc 1000 binc 1000", 6124),
+                          ("alphabeta", "", 1661), ("alphabeta", " winc 1000 binc 1000", 3062)])
+def test_smooth_budget_at_the_start_position(mode, increment, budget):
+    """Section 12's S1 and S2 with MCTS (tree reuse 0.5 at the start); alpha-beta keeps no tree,
+    so its tree reuse is 0 and the budget half of theirs (issue 16), with a hard limit above."""
     record = go_telemetry(
-        "setoption name TimeManager value smooth\nsetoption name Move Overhead value 100\n"
+        f"setoption name SearchMode value {mode}\n"
+        "setoption name TimeManager value smooth(overhead-per-move=0)\n"
+        "setoption name Move Overhead value 100\n"
         f"position startpos\ngo wtime 60000 btime 60000{increment}\n"
     )
     assert record["tm"] == "smooth"
     assert abs(record["budget_ms"] - budget) <= 1
     assert record["ply"] == 0 and record["reused_nodes"] == 0
-    assert record["used_ms"] <= budget + 100
+    assert record["used_ms"] <= record.get("hard_ms", budget) + 100
     assert TELEMETRY_KEYS <= set(record)
 
 

@@ -55,7 +55,8 @@ def test_stockfish_stopper_soft_optimum_and_hard_maximum() -> None:
         reused_nodes=0, move_overhead_ms=10)
     hints = StopperHints()
     assert stopper.should_stop(SearchStats(time_since_movestart_ms=3000.0), hints) is None
-    assert hints.remaining_ms == 2450 - 3000  # past the optimum: start no new iteration
+    assert hints.soft_remaining_ms == 2450 - 3000  # past the optimum: start no new iteration
+    assert hints.remaining_ms == 16838 - 3000  # but no hard stop before the maximum
     assert stopper.should_stop(SearchStats(time_since_movestart_ms=16838.0),
                                StopperHints()) == "budget"
 
@@ -95,3 +96,21 @@ def test_fraction_and_movetime_through_the_factory() -> None:
     assert short.telemetry()["budget_ms"] == 600
     assert short.should_stop(SearchStats(time_since_movestart_ms=600.0),
                              StopperHints()) == "budget"
+
+
+def test_stockfish_uses_its_own_10_ms_overhead_not_the_engines() -> None:
+    """Issue 16: with the engine's 50 ms taken per remaining move (50*52 = 2600 ms), every
+    clock under ~2.6 s had a 1 ms optimum. Stockfish's own default overhead is 10 ms; the
+    engine's overhead only caps the maximum at clock - overhead."""
+    go = GoParams(wtime=2000, btime=2000)
+    telemetry = create_manager("stockfish").make_stopper(
+        go, ply=60, white=True, reused_nodes=0, move_overhead_ms=50).telemetry()
+    expected = stockfish_budget(2000, 0, None, 60, 10, None)
+    assert expected.optimum_ms > 20
+    assert (telemetry["budget_ms"], telemetry["hard_ms"]) == (expected.optimum_ms,
+                                                              expected.maximum_ms)
+    assert stockfish_budget(2000, 0, None, 60, 50, None).optimum_ms == 1
+    tight = create_manager("stockfish(move-overhead=0)").make_stopper(
+        GoParams(wtime=100, btime=100), ply=60, white=True, reused_nodes=0,
+        move_overhead_ms=90).telemetry()
+    assert tight["hard_ms"] <= 10 and tight["budget_ms"] <= tight["hard_ms"]

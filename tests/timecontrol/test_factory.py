@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from timecontrol.baselines import FractionManager, MovetimeManager, StockfishManager
+from timecontrol.common import OnlyMoveStopper, move_stopper
 from timecontrol.factory import MANAGERS, create_manager
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
@@ -107,14 +108,19 @@ def test_bad_specs_name_the_problem(spec: str, fragments: list[str]) -> None:
      ("movetime(ms=250)", MovetimeManager)],
 )
 def test_every_manager_chains_its_stopper_before_the_limits(spec: str, cls: type) -> None:
+    """A manager hands out only its own stopper; `move_stopper` chains it before the limits of
+    `go` and the one-move stop (Lc0's CommonTimeManager)."""
     manager = create_manager(spec)
     assert isinstance(manager, cls) and isinstance(manager, TimeManager)
     assert manager.name == spec.split("(")[0]
     go = GoParams(wtime=60_000, btime=60_000, winc=500, binc=500, nodes=1000, depth=9)
-    stopper = manager.make_stopper(go, ply=10, white=False, reused_nodes=0, move_overhead_ms=50)
+    own = manager.make_stopper(go, ply=10, white=False, reused_nodes=0, move_overhead_ms=50)
+    assert own is not None and not isinstance(own, ChainedStopper)
+    stopper = move_stopper(own, go, False, 50, iterative=False)
     assert isinstance(stopper, ChainedStopper)
-    own, *limits = stopper.stoppers
-    assert [type(s) for s in limits] == [NodesStopper, DepthStopper]
+    first, *limits = stopper.stoppers
+    assert first is own
+    assert [type(s) for s in limits] == [NodesStopper, DepthStopper, OnlyMoveStopper]
     telemetry = stopper.telemetry()
     assert telemetry["tm"] == manager.name
     assert isinstance(telemetry["budget_ms"], int) and telemetry["budget_ms"] > 0
@@ -132,11 +138,13 @@ def test_every_manager_chains_its_stopper_before_the_limits(spec: str, cls: type
     [GoParams(movetime=1000), GoParams(nodes=500), GoParams(depth=5), GoParams(infinite=True),
      GoParams(wtime=60_000, btime=60_000, infinite=True), GoParams(wtime=60_000, movetime=800)],
 )
-def test_without_a_clock_for_the_mover_the_chain_is_just_the_limits(spec: str,
-                                                                    go: GoParams) -> None:
+@pytest.mark.parametrize("iterative", [False, True])
+def test_without_a_clock_for_the_mover_the_chain_is_just_the_limits(spec: str, go: GoParams,
+                                                                    iterative: bool) -> None:
     manager = create_manager(spec)
-    stopper = manager.make_stopper(go, ply=0, white=False, reused_nodes=0, move_overhead_ms=100)
-    assert isinstance(stopper, ChainedStopper)
+    own = manager.make_stopper(go, ply=0, white=False, reused_nodes=0, move_overhead_ms=100)
+    assert own is None
+    stopper = move_stopper(own, go, False, 100, iterative=iterative)
     assert stopper.telemetry() == {}
     if go.movetime is not None:
         assert stopper.stoppers == [TimeLimitStopper(go.movetime - 100)]

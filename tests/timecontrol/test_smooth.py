@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.smooth import (
     SmoothManager,
@@ -19,6 +20,8 @@ from timecontrol.smooth import (
 from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHints
 
 REL = 1e-6  # section 12 is computed in double precision, as here
+# Section 12's wiring: the overhead taken once, movestogo only a cap (Lc0's)
+LC0_OVERHEAD = SmoothParams(overhead_per_move=False, plan_period=False)
 
 
 def state(**changes: float) -> SmoothState:
@@ -91,26 +94,31 @@ def go(wtime: int = 60_000, winc: int | None = None, **extra: int) -> GoParams:
 
 def test_budget_through_the_factory_and_telemetry() -> None:
     """The UCI-facing numbers: S1 = 3323.162 ms and S2 = 6124.827 ms as budget_ms."""
-    manager = create_manager("smooth")
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                                    reused_nodes=0, move_overhead_ms=100)
     telemetry = stopper.telemetry()
     assert telemetry["budget_ms"] == pytest.approx(3323, abs=1)
     assert telemetry == {"tm": "smooth", "budget_ms": telemetry["budget_ms"],
-                         "moves_left": 51.5, "nps_est": 20000.0, "tree_reuse": 0.5,
-                         "timeuse": 0.7}
-    manager = create_manager("smooth")
+                         "hard_ms": telemetry["budget_ms"], "moves_left": 51.5,
+                         "game_time_ms": 59900, "target_nodes": 46524, "nps_est": 20000.0,
+                         "tree_reuse": 0.5, "timeuse": 0.7}
+    stopper.on_search_done(SearchStats(time_since_movestart_ms=1000.0, total_nodes=30_000))
+    after = stopper.telemetry()
+    assert after["timeuse_after"] == round(manager.state.timeuse, 6) != 0.7
+    assert after["nps_after"] == 20000.0  # no check with nodes: the NPS estimate is unchanged
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(GoParams(wtime=60_000, btime=60_000, winc=1000, binc=1000),
                                    ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     assert stopper.telemetry()["budget_ms"] == pytest.approx(6124, abs=1)
-    black = create_manager("smooth").make_stopper(
+    black = create_manager("smooth(overhead-per-move=0,plan-period=0)").make_stopper(
         GoParams(wtime=1000, btime=60_000, winc=0, binc=1000), ply=1, white=False,
         reused_nodes=0, move_overhead_ms=100)
     assert black.telemetry()["budget_ms"] > 6000
 
 
 def test_stopper_stops_at_the_budget_and_publishes_hints() -> None:
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     stopper = manager.make_stopper(go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     hints = StopperHints()
     stats = SearchStats(time_since_movestart_ms=1000.0, time_since_first_eval_ms=900.0,
@@ -123,7 +131,7 @@ def test_stopper_stops_at_the_budget_and_publishes_hints() -> None:
 
 
 def test_budget_zero_stops_at_the_first_check() -> None:
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     manager.state.nps = 30_000.0
     stopper = manager.make_stopper(go(20_000), ply=100, white=True, reused_nodes=2_000_000,
                                    move_overhead_ms=100)
@@ -134,7 +142,7 @@ def test_budget_zero_stops_at_the_first_check() -> None:
 def test_nps_update_rule_during_a_search() -> None:
     """v1 with the #1243 fix: raw on the first search, then exponential decay (5 s half-life)
     from the previous estimate, with the elapsed search time since the last check."""
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     assert manager.update_nps(0.0, 100) == 20_000.0  # before the first evaluation: unchanged
     assert manager.update_nps(500.0, 15_000) == 30_000.0  # first search of the game: raw
     manager.search_done(600.0, 20_000)
@@ -149,7 +157,7 @@ def test_nps_update_rule_during_a_search() -> None:
 
 
 def test_tree_reuse_update_is_deferred_to_the_next_budget() -> None:
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     first = manager.make_stopper(go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     avg_ms = manager.state.avg_ms
     assert avg_ms == pytest.approx(1163.107, abs=1e-3)
@@ -166,7 +174,7 @@ def test_tree_reuse_update_is_deferred_to_the_next_budget() -> None:
 
 
 def test_time_use_update_weighted_by_average_move_times() -> None:
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     stopper = manager.make_stopper(go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     alloc, avg_ms = manager.state.alloc_ms, manager.state.avg_ms
     elapsed = alloc / 2
@@ -179,7 +187,7 @@ def test_time_use_update_weighted_by_average_move_times() -> None:
 
 def test_zero_allocation_counts_as_full_time_use() -> None:
     """#1527: after a 0 ms allocation the time-use sample is 1.0, not infinity."""
-    manager = SmoothManager()
+    manager = SmoothManager(LC0_OVERHEAD)
     manager.state.nps = 30_000.0
     stopper = manager.make_stopper(go(20_000), ply=100, white=True, reused_nodes=2_000_000,
                                    move_overhead_ms=100)
@@ -188,7 +196,7 @@ def test_zero_allocation_counts_as_full_time_use() -> None:
 
 
 def test_state_persists_across_moves_and_new_game_resets_it() -> None:
-    manager = create_manager("smooth")
+    manager = create_manager("smooth(overhead-per-move=0,plan-period=0)")
     stopper = manager.make_stopper(go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100)
     stopper.should_stop(SearchStats(time_since_movestart_ms=900.0,
                                     time_since_first_eval_ms=800.0,
@@ -209,18 +217,41 @@ def test_state_persists_across_moves_and_new_game_resets_it() -> None:
 
 
 def test_movestogo_and_limits_in_the_same_go() -> None:
-    manager = SmoothManager()
-    stopper = manager.make_stopper(go(10_000, movestogo=1, nodes=5000), ply=40, white=True,
-                                   reused_nodes=0, move_overhead_ms=100)
-    assert isinstance(stopper, ChainedStopper) and len(stopper.stoppers) == 2
+    manager = SmoothManager(LC0_OVERHEAD)
+    params = go(10_000, movestogo=1, nodes=5000)
+    own = manager.make_stopper(params, ply=40, white=True, reused_nodes=0, move_overhead_ms=100)
+    stopper = move_stopper(own, params, True, 100, iterative=False)
+    assert isinstance(stopper, ChainedStopper) and len(stopper.stoppers) == 3
     assert stopper.telemetry()["budget_ms"] == 3000  # S4
     assert stopper.should_stop(SearchStats(nodes_since_movestart=5000), StopperHints()) == "nodes"
 
 
+def test_moves_left_is_rounded_in_telemetry() -> None:
+    """Issue 16: moves_left printed 51.000000000000114; it is rounded to 4 decimals."""
+    manager = SmoothManager(LC0_OVERHEAD)
+    telemetry = manager.make_stopper(go(30_000), ply=1, white=True, reused_nodes=0,
+                                     move_overhead_ms=100).telemetry()
+    exact = manager.params.moves_left.moves_left(1)
+    assert exact != round(exact, 4) and telemetry["moves_left"] == round(exact, 4)
+
+
+def test_movestogo_plans_the_period_by_default() -> None:
+    """Issue 16: in a later period (ply 100, 30 moves to go) the preset plans for the 30 moves
+    of the period, not Lc0's MLE(100) = 9.1168 (which flags by move 80 of 40/20)."""
+    telemetry = create_manager("smooth").make_stopper(
+        go(20_000, movestogo=30), ply=100, white=True, reused_nodes=0,
+        move_overhead_ms=100).telemetry()
+    assert telemetry["moves_left"] == 30.0
+    assert telemetry["game_time_ms"] == 20_000 - 100 * 30
+    with pytest.raises(ValueError, match="plan-period"):
+        create_manager("smooth(plan-period=yes)")
+
+
 def test_movestogo_only_caps_the_estimate() -> None:
-    """Reference §2 step 4: in a later period (ply 100, 30 moves to go) smooth still plans for
-    MLE(100) = 9.1168 moves, not 30: it spends the period faster than a per-period split."""
-    manager = SmoothManager()
+    """Reference §2 step 4 (Lc0, plan-period=0): in a later period (ply 100, 30 moves to go)
+    smooth still plans for MLE(100) = 9.1168 moves, not 30: it spends the period faster than a
+    per-period split."""
+    manager = SmoothManager(LC0_OVERHEAD)
     telemetry = manager.make_stopper(go(20_000, movestogo=30), ply=100, white=True,
                                      reused_nodes=0, move_overhead_ms=100).telemetry()
     assert telemetry["moves_left"] == pytest.approx(9.1168, abs=1e-4)
@@ -244,3 +275,29 @@ def test_e14_lc0_v1_merged_defaults_through_the_spec() -> None:
     assert mid.new_nodes == approx(104227.81)
     assert mid.expected_ms == approx(2084.556)
     assert mid.alloc_ms == approx(4169.112)
+
+
+def test_overhead_reserved_per_expected_move_by_default() -> None:
+    """Issue 16: the default keeps O back for each of the M expected moves (Stockfish's
+    timeLeft, reference §9), so S1's game time 60000 - 100 = 59900 becomes 60000 - 100*51.5."""
+    budget = smooth_budget(SmoothParams(), state(), 60_000, 0, None, 0, 0, 100,
+                           overhead_per_move=True)
+    assert budget.game_time_ms == approx(54850.0)
+    assert budget.avg_ms == approx(54850.0 / 51.5)
+    assert budget.alloc_ms == approx(54850.0 / 51.5 * 20 / 0.5 / 20 / 0.7)
+    telemetry = create_manager("smooth").make_stopper(
+        go(), ply=0, white=True, reused_nodes=0, move_overhead_ms=100).telemetry()
+    assert telemetry["budget_ms"] == int(budget.alloc_ms)
+    with pytest.raises(ValueError, match="overhead-per-move"):
+        create_manager("smooth(overhead-per-move=2)")
+
+
+@pytest.mark.parametrize("spec", ["smooth", "smooth-lc0"])
+def test_a_sub_millisecond_check_is_no_nps_sample(spec: str) -> None:
+    """Issue 16: MCTS's first check came 0.004 ms after the first playout and set the NPS to
+    250k (real ~450). Lc0 times in whole ms: a check within the first millisecond changes
+    nothing; the first one after it is the first sample."""
+    manager = create_manager(spec)
+    assert manager.update_nps(0.004, 1) == 20_000.0
+    assert manager.update_nps(0.999, 1) == 20_000.0
+    assert manager.update_nps(2.0, 3) == pytest.approx(1500.0)

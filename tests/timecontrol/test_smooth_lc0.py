@@ -22,6 +22,8 @@ from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHi
 
 REL = 1e-3
 P = SmoothLc0Params()
+# Section 10's wiring: the overhead taken once, movestogo only a cap (Lc0's)
+LC0_OVERHEAD = SmoothLc0Params(overhead_per_move=False, plan_period=False)
 
 
 def fresh(**changes: object) -> SmoothLc0State:
@@ -138,7 +140,7 @@ def test_e9_bank_clamp_with_no_game_time() -> None:
 
 
 def test_e10_tree_reuse_update_then_budget() -> None:
-    manager = SmoothLc0Manager()
+    manager = SmoothLc0Manager(LC0_OVERHEAD)
     manager.state.first_move = False
     manager.state.last_final_nodes = 100_000
     manager.state.last_time_ms = 2000.0
@@ -160,7 +162,7 @@ def test_e11_time_use_updates() -> None:
     assert update_timeuse(0.7, 0.5, 1.0, 5.51, 0.34) == rel(0.676359)
     assert exponential_decay(0.36, 0.1, 5.51, 2.0) == rel(0.302165)
     assert update_timeuse(0.36, 0.1, 2.0, 5.51, 0.34) == 0.34
-    manager = SmoothLc0Manager()
+    manager = SmoothLc0Manager(LC0_OVERHEAD)
     state = manager.state
     state.alloc_ms, state.avg_ms, state.bank_ms = 3000.0, 1500.0, 5000
     manager.search_done(1500.0, 1, used_bank=False, deadline_ms=3000)
@@ -180,7 +182,7 @@ def test_e12_linear_decay() -> None:
 
 
 def test_e12_sequence_through_the_stopper() -> None:
-    manager = SmoothLc0Manager()
+    manager = SmoothLc0Manager(LC0_OVERHEAD)
     manager.state.nps_reliable = True
     manager.state.nps = 30000.0
     manager.state.first_move = False
@@ -207,7 +209,7 @@ def test_v1_exponential_nps_example() -> None:
 
 
 def test_e13_two_move_carry_over() -> None:
-    manager = create_manager("smooth-lc0")
+    manager = create_manager("smooth-lc0(overhead-per-move=0,plan-period=0)")
     first = manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                                  reused_nodes=0, move_overhead_ms=200)
     assert first.telemetry()["budget_ms"] == 3152
@@ -239,7 +241,7 @@ def test_e13_two_move_carry_over() -> None:
 
 def stopper_for_bank(**extra: int) -> tuple[SmoothLc0Manager, ChainedStopper]:
     """A stopper with deadline 3152 and allowance 5076 (E1)."""
-    manager = SmoothLc0Manager()
+    manager = SmoothLc0Manager(LC0_OVERHEAD)
     return manager, manager.make_stopper(GoParams(wtime=60_000, btime=60_000, **extra), ply=0,
                                          white=True, reused_nodes=0, move_overhead_ms=200)
 
@@ -337,7 +339,7 @@ def test_e15_smart_pruning() -> None:
 
 
 def test_new_game_resets_bank_and_first_move() -> None:
-    manager = create_manager("smooth-lc0")
+    manager = create_manager("smooth-lc0(overhead-per-move=0,plan-period=0)")
     manager.make_stopper(GoParams(wtime=60_000, btime=60_000), ply=0, white=True,
                          reused_nodes=0, move_overhead_ms=200)
     assert manager.state.bank_ms == 5700

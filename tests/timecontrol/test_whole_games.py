@@ -19,11 +19,14 @@ CHECK_EVERY_MS = 25.0  # a check every 25 ms: a stop comes at most 25 ms late
 LATENCY_MS = 25  # process and pipe latency charged on top of the search
 
 
-def play_one_move(manager, clocks, white: bool, ply: int, nps: float) -> tuple[int, dict]:
-    """Search until the chain says stop (checks every 25 ms), then report to the manager."""
+def play_one_move(manager, clocks, white: bool, ply: int, nps: float, overhead: int = OVERHEAD,
+                  check_every_ms: float = CHECK_EVERY_MS,
+                  latency_ms: int = LATENCY_MS) -> tuple[int, dict]:
+    """Search until the chain says stop (a check every `check_every_ms`), then report to the
+    manager; the move costs the search time plus `latency_ms`."""
     go = go_params(clocks[True], clocks[False], white_to_move=white)
     stopper = manager.make_stopper(go, ply=ply, white=white, reused_nodes=0,
-                                   move_overhead_ms=OVERHEAD)
+                                   move_overhead_ms=overhead)
     t = 0.0
     while True:
         stats = SearchStats(time_since_movestart_ms=t, time_since_first_eval_ms=max(0.0, t - 5),
@@ -31,17 +34,20 @@ def play_one_move(manager, clocks, white: bool, ply: int, nps: float) -> tuple[i
                             root_visits=[int(nps * t / 2000), int(nps * t / 4000)])
         if stopper.should_stop(stats, StopperHints()) is not None:
             break
-        t += CHECK_EVERY_MS
+        t += check_every_ms
     stopper.on_search_done(SearchStats(time_since_movestart_ms=t,
                                        total_nodes=int(nps * t / 1000)))
-    return int(t) + LATENCY_MS, stopper.telemetry()
+    return int(t) + latency_ms, stopper.telemetry()
 
 
 SAFE = [(spec, control) for spec in sorted(MANAGERS) for control in ("60+0.6", "5+0.05")]
-# With periods only the managers that plan by movestogo are safe: smooth's mle-legacy estimate
-# is only *capped* by movestogo (reference §2 step 4), so from the second period on it plans for
-# MLE(ply) ~ 8-9 moves while 30+ remain, and the fixed movetime ignores the period entirely.
-SAFE += [("fraction", "40/20"), ("stockfish", "40/20")]
+# With periods only the managers that plan by movestogo are safe: the smooth presets plan the
+# period (plan-period=1; Lc0's mle-legacy estimate is only *capped* by movestogo, reference §2
+# step 4, and planned 8-9 moves while 30+ remained), the fixed movetime ignores the period.
+# Stockfish's formula reserves its own overhead (default 10 ms) per move: here it is given the
+# 100 ms that the simulated latency and late stops are meant to sit under.
+SAFE += [("fraction", "40/20"), ("stockfish(move-overhead=100)", "40/20"), ("smooth", "40/20"),
+         ("smooth-lc0", "40/20")]
 
 
 @pytest.mark.parametrize(("spec", "control"), SAFE)
@@ -87,3 +93,34 @@ def test_allocations_stay_within_the_clock(time_ms: int, inc_ms: int, movestogo:
     assert b.bank_ms >= 0 and b.to_bank_ms >= -1e-9
     if time_ms >= overhead:
         assert b.deadline_ms + max(0, b.allowed_ms) <= time_ms - overhead
+
+
+@pytest.mark.parametrize("spec", ["smooth", "smooth-lc0"])
+@pytest.mark.parametrize(("control", "plies"), [("60+0", 160), ("5+0", 120)])
+def test_sudden_death_latency_under_the_overhead_never_flags(spec: str, control: str,
+                                                            plies: int) -> None:
+    """Issue 16: 28 ms of real latency per move under a 50 ms Move Overhead, stops at most 5 ms
+    late, no increment: the overhead must be reserved per expected remaining move (as Stockfish
+    does), not once; taken once, both presets flagged before move 80 of 60+0 and move 60 of 5+0.
+    (Every sudden-death clock runs out at some length when latency is paid at each move.)"""
+    clocks = {True: Clock(parse_time_control(control)), False: Clock(parse_time_control(control))}
+    managers = {True: create_manager(spec), False: create_manager(spec)}
+    for ply in range(plies):
+        white = ply % 2 == 0
+        elapsed, telemetry = play_one_move(managers[white], clocks, white, ply, nps=40_000.0,
+                                           overhead=50, check_every_ms=5.0, latency_ms=28)
+        assert clocks[white].charge(elapsed), (spec, control, ply, telemetry)
+
+
+@pytest.mark.parametrize("spec", ["smooth", "smooth-lc0"])
+def test_movestogo_periods_are_planned_to_their_end(spec: str) -> None:
+    """Issue 16: 40/20 with 25 ms latency (no overhead to hide it): capped by movestogo, the
+    estimate planned for 8-9 moves while 30+ remained and both presets flagged at move 76-77;
+    planning the period's moves, 120 moves pass."""
+    clocks = {True: Clock(parse_time_control("40/20")), False: Clock(parse_time_control("40/20"))}
+    managers = {True: create_manager(spec), False: create_manager(spec)}
+    for ply in range(240):
+        white = ply % 2 == 0
+        elapsed, telemetry = play_one_move(managers[white], clocks, white, ply, nps=40_000.0,
+                                           overhead=0, check_every_ms=5.0, latency_ms=25)
+        assert clocks[white].charge(elapsed), (spec, ply, telemetry)

@@ -27,7 +27,7 @@ from lab.plots import (
 from lab.plots.figures import move_numbers
 from lab.plots.game import moves_left_actual
 from lab.plots.score import gauntlet_challenger, running_score
-from lab.plots.time_usage import fraction_of_time_used
+from lab.plots.time_usage import fraction_of_time_used, nodes_spread
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 TM_KEYS = [
@@ -200,6 +200,28 @@ def test_fraction_of_available_time_counts_increments_and_the_clock_left():
     fractions = fraction_of_time_used(pd.DataFrame(rows))
     assert list(fractions["label"]) == ["A"]  # B has no clock: left out
     assert fractions["fraction"].iloc[0] == pytest.approx(6 / 13)
+
+
+def test_nodes_spread_panel_has_one_value_per_game_side_over_its_first_40_moves():
+    """Issue 16: the seed's second principle beside time per move. Side A alternates 100/300
+    nodes for 40 moves (CV 100*sqrt(40/39)/200 = 0.5064), then 10000 (left out); side B is even."""
+    rows = [{"game_id": "g", "side": "white", "engine": "A", "ply": 2 * i + 1,
+             "elapsed_ms": 10.0, "nodes": (100, 300)[i % 2] if i < 40 else 10_000}
+            for i in range(50)]
+    rows += [{"game_id": "g", "side": "black", "engine": "B", "ply": 2 * i + 2,
+              "elapsed_ms": 10.0, "nodes": 500} for i in range(50)]
+    moves = pd.DataFrame(rows)
+    spread = nodes_spread(moves)
+    assert sorted(spread["label"]) == ["A", "B"]
+    cv = dict(zip(spread["label"], spread["cv"], strict=True))
+    assert cv["A"] == pytest.approx(100 * math.sqrt(40 / 39) / 200)
+    assert cv["B"] == 0.0
+    fig = time_usage_figure(moves)
+    spread_ax = find_axes(fig, "Spread of nodes per move")
+    assert legend_texts(spread_ax) == ["A (1 game)", "B (1 game)"]
+    no_nodes = time_usage_figure(moves.assign(nodes=None))
+    texts = [t.get_text() for t in find_axes(no_nodes, "Spread of nodes per move").texts]
+    assert any("no node counts" in t for t in texts)
 
 
 def test_time_usage_without_telemetry_columns_still_plots_time_used():
