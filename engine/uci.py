@@ -29,7 +29,7 @@ from engine.evaluate import Evaluator
 from engine.limiter import StrengthLimiter
 from engine.options import DEFAULT_TIME_MANAGER, OPTIONS, OptionError, Options
 from engine.search.context import SearchContext, SearchResult
-from engine.search.mcts import TreeKeeper
+from engine.search.mcts_keeper import TreeKeeper
 from engine.tt import TranspositionTable
 from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager

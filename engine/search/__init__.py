@@ -10,7 +10,7 @@ import chess
 from engine.search.context import SearchContext, SearchResult
 
 if TYPE_CHECKING:
-    from engine.search.mcts import TreeKeeper
+    from engine.search.mcts_keeper import TreeKeeper
 
 MODES = ("alphabeta", "greenblatt", "mcts")
 

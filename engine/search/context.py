@@ -14,7 +14,7 @@ from engine.tt import TranspositionTable
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper
 
 if TYPE_CHECKING:
-    from engine.search.mcts import TreeKeeper
+    from engine.search.mcts_keeper import TreeKeeper
 
 
 @dataclass

@@ -33,20 +33,19 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import chess
 
 from engine.score import clamp_eval, mate_in, mate_moves, mated_in, to_uci
 from engine.search.alphabeta import game_keys, position_key
 from engine.search.context import RootLine, SearchContext, SearchResult
+from engine.search.mcts_keeper import KeptTree
 from engine.search.mcts_tree import (
     DRAW,
     LOSS,
     WIN,
     Node,
     backup,
-    descend,
     first_play_urgency,
     principal_variation,
     propagate,
@@ -72,65 +71,6 @@ ANCHOR_MIN_CP = 300
 tree is dropped when the new root's evaluation is this far from the tree's anchor."""
 INFO_INTERVAL_MS = 1000.0
 """An `info` line at least this often, and whenever the average depth grows."""
-
-
-@dataclass
-class KeptTree:
-    """The tree of the last search and the game position of its root."""
-
-    root: Node
-    start_fen: str
-    moves: list[chess.Move]
-    white_anchor: int
-    prepared: bool = False
-
-
-class TreeKeeper:
-    """The tree of the last search, kept for the next `go` of the same game (the engine holds
-    one; a search without it starts fresh)."""
-
-    def __init__(self) -> None:
-        self.kept: KeptTree | None = None
-
-    def new_game(self) -> None:
-        """Drop the kept tree (`ucinewgame`)."""
-        self.kept = None
-
-    def prepare(self, board: chess.Board) -> int:
-        """Make the kept subtree of `board` the root of the next search; its visits (0 if
-        `board` does not continue the kept game, which then drops the tree)."""
-        kept = self.kept
-        if kept is None:
-            return 0
-        start_fen, moves = _game_of(board)
-        known = len(kept.moves)
-        node = None
-        if start_fen == kept.start_fen and moves[:known] == kept.moves:
-            node = descend(kept.root, moves[known:])
-        if node is None:
-            self.kept = None
-            return 0
-        node.proven = None
-        self.kept = KeptTree(node, start_fen, moves, kept.white_anchor, prepared=True)
-        return node.n
-
-    def take(self, board: chess.Board) -> KeptTree | None:
-        """The kept tree if it was prepared for `board`."""
-        kept = self.kept
-        if kept is not None and kept.prepared and _game_of(board) == (kept.start_fen,
-                                                                      kept.moves):
-            kept.prepared = False
-            return kept
-        return None
-
-    def keep(self, root: Node, board: chess.Board, white_anchor: int) -> None:
-        """Keep the tree of the search that just ended at `board`."""
-        start_fen, moves = _game_of(board)
-        self.kept = KeptTree(root, start_fen, moves, white_anchor)
-
-
-def _game_of(board: chess.Board) -> tuple[str, list[chess.Move]]:
-    return board.root().fen(), list(board.move_stack)
 
 
 def choose_anchor(root_cp: int) -> int:

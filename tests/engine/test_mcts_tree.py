@@ -13,6 +13,7 @@ from engine.evaluate import Evaluator
 from engine.score import EVAL_LIMIT, mate_in
 from engine.search import mcts
 from engine.search.context import SearchContext
+from engine.search.mcts_keeper import TreeKeeper
 from engine.search.mcts_tree import (
     DRAW,
     LOSS,
@@ -48,7 +49,7 @@ def parent(priors_: tuple, children: list, q_to_move: float) -> Node:
     return node
 
 
-KEEPER = mcts.TreeKeeper()
+KEEPER = TreeKeeper()
 
 
 def run(board: chess.Board, nodes: int, prepared: bool = False):
