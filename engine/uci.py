@@ -362,7 +362,7 @@ class UciEngine:
     def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:
         """The manager's stopper (when it plans this move) with the limits every move has
         (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search, smart
-        pruning last in mcts mode (reference §6.1)."""
+        pruning last in mcts mode (docs/reference/smooth_time_manager.md §6.1)."""
         overhead = self.options["Move Overhead"]
         mode = self.options["SearchMode"]
         white = board.turn == chess.WHITE

@@ -1,7 +1,7 @@
 """Every source the code cites resolves in a clone of this repository.
 
 A path under `docs/` named in `lab`, `engine` or `timecontrol` exists; no module cites the
-`reference/`, `seeds/` or `shared/` notes of a machine the clone does not have; and a lab module
+`reference/`, `seeds/` or `shared/` notes of a machine the clone does not have; and a module
 that cites "reference §N" names in its own text which note under docs/reference/ it means
 (docs/sources.md).
 """
@@ -36,8 +36,8 @@ def test_no_citation_of_notes_outside_the_repository() -> None:
     assert found == []
 
 
-def test_lab_modules_citing_the_reference_name_the_note() -> None:
-    vague = [str(path.relative_to(ROOT)) for path in sources("lab")
+def test_modules_citing_the_reference_name_the_note() -> None:
+    vague = [str(path.relative_to(ROOT)) for path in sources(*PACKAGES)
              if "reference §" in (text := path.read_text(encoding="utf-8"))
              and not NOTE.search(text)]
     assert vague == []

@@ -9,9 +9,10 @@ import math
 from dataclasses import dataclass, replace
 
 from timecontrol.budget import BudgetStopper, has_clock
+from timecontrol.go import GoParams
 from timecontrol.manager import TimeManager
 from timecontrol.options import SpecOptions
-from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
+from timecontrol.stopper import SearchStats, Stopper, StopperHints
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
+from timecontrol.go import GoParams
+from timecontrol.stopper import SearchStats, Stopper, StopperHints
 
 
 @dataclass

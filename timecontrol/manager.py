@@ -6,7 +6,8 @@ smooth-lc0, the baselines) are built from a spec string by `timecontrol.factory.
 
 from __future__ import annotations
 
-from timecontrol.stopper import GoParams, Stopper
+from timecontrol.go import GoParams
+from timecontrol.stopper import Stopper
 
 
 class TimeManager:

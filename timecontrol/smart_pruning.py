@@ -1,6 +1,6 @@
 """Lc0's smart-pruning stopper for MCTS: stop when the best move can no longer be caught.
 
-Reference/smooth_time_manager.md section 6.4 (Lc0 HEAD stoppers.cc, SmartPruningStopper, factor
+docs/reference/smooth_time_manager.md §6.4 (Lc0 HEAD stoppers.cc, SmartPruningStopper, factor
 1.33, minimum batches 0). It goes last in the chain, after the time manager, whose NPS and
 remaining-time hints it reads: with the time left and the NPS, the playouts still possible are
 remaining_ms/1000 * nps / factor; if the most-visited root move leads the second by more than

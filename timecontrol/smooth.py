@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from timecontrol.budget import has_clock
+from timecontrol.go import GoParams
 from timecontrol.manager import TimeManager
 from timecontrol.moves_left import LegacyMovesLeft
 from timecontrol.options import SpecOptions, read_flag, read_moves_left
-from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
+from timecontrol.stopper import SearchStats, Stopper, StopperHints
 
 
 def exponential_decay(start: float, target: float, step: float, value: float) -> float:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from timecontrol.budget import has_clock
+from timecontrol.go import GoParams
 from timecontrol.moves_left import LegacyMovesLeft
 from timecontrol.options import SpecOptions, read_flag, read_moves_left
 from timecontrol.smooth import (
@@ -31,7 +32,7 @@ from timecontrol.smooth import (
     raw_nps,
     update_timeuse,
 )
-from timecontrol.stopper import GoParams, SearchStats, Stopper, StopperHints
+from timecontrol.stopper import SearchStats, Stopper, StopperHints
 
 
 def linear_decay(current: float, target: float, t_ms: float, dt_ms: float,

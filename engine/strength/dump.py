@@ -3,10 +3,10 @@
 
 The lines come without the leading "info string ", which the UCI layer adds. The first block is
 the seed's dump line for line: the limit, the four search parameters, MadChess-scale middlegame
-and endgame material (reference §1.6) and the nine knowledge integers per 128 (§1.5), so that our
-limit can be checked against the seed by eye. The `EvalMg*Material` and `EvalEg*Material`
-lines that follow are the Tempo-scale values our evaluation actually uses (see `params` for the
-mapping).
+and endgame material (docs/reference/elo_limit.md §1.6) and the nine knowledge integers per 128
+(§1.5), so that our limit can be checked against the seed by eye. The `EvalMg*Material` and
+`EvalEg*Material` lines that follow are the Tempo-scale values our evaluation actually uses (see
+`params` for the mapping).
 """
 
 from __future__ import annotations

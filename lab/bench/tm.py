@@ -21,6 +21,7 @@ import pandas as pd
 from lab.experiment import DEFAULT_BOOK, Experiment, load_book_for
 from lab.experiment_file import parse_experiment
 from lab.plots.time_usage import fraction_of_time_used, nodes_spread
+from lab.records import Termination
 from lab.runner import run_experiment
 from lab.store import open_store
 
@@ -76,7 +77,8 @@ def manager_figures(manager: str, games: pd.DataFrame, moves: pd.DataFrame) -> d
     return {
         "manager": manager,
         "games": len(games),
-        "time forfeits": int((games["termination"] == "time forfeit").sum()) if len(games) else 0,
+        "time forfeits": (int((games["termination"] == Termination.TIME_FORFEIT).sum())
+                          if len(games) else 0),
         "used %": _round(100 * fractions["fraction"].mean(), 1),
         "used % 50+": _round(100 * long_fractions.mean(), 1),
         "used/budget": _round(ratio.median(), 2),

@@ -13,7 +13,8 @@ from timecontrol.baselines import (
     stockfish_budget,
 )
 from timecontrol.factory import create_manager
-from timecontrol.stopper import GoParams, SearchStats, StopperHints
+from timecontrol.go import GoParams
+from timecontrol.stopper import SearchStats, StopperHints
 
 
 def test_stockfish_sudden_death_example() -> None:

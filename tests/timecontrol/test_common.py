@@ -17,9 +17,10 @@ from timecontrol.common import (
     move_stopper,
 )
 from timecontrol.factory import create_manager
+from timecontrol.go import GoParams
 from timecontrol.smart_pruning import SmartPruningStopper
 from timecontrol.smooth import SmoothManager, SmoothParams
-from timecontrol.stopper import GoParams, SearchStats, StopperHints
+from timecontrol.stopper import SearchStats, StopperHints
 
 
 def at(ms: float, **fields: object) -> SearchStats:

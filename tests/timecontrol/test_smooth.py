@@ -7,6 +7,7 @@ import pytest
 
 from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
+from timecontrol.go import GoParams
 from timecontrol.smooth import (
     SmoothManager,
     SmoothParams,
@@ -17,7 +18,7 @@ from timecontrol.smooth import (
     update_timeuse,
     update_tree_reuse,
 )
-from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHints
+from timecontrol.stopper import ChainedStopper, SearchStats, StopperHints
 
 REL = 1e-6  # section 12 is computed in double precision, as here
 # Section 12's wiring: the overhead taken once, movestogo only a cap (Lc0's)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from timecontrol.factory import create_manager
+from timecontrol.go import GoParams
 from timecontrol.smart_pruning import SmartPruningStopper, remaining_playouts
 from timecontrol.smooth import exponential_decay, update_timeuse, update_tree_reuse
 from timecontrol.smooth_lc0 import (
@@ -18,7 +19,7 @@ from timecontrol.smooth_lc0 import (
     linear_decay,
     smooth_lc0_budget,
 )
-from timecontrol.stopper import ChainedStopper, GoParams, SearchStats, StopperHints
+from timecontrol.stopper import ChainedStopper, SearchStats, StopperHints
 
 REL = 1e-3
 P = SmoothLc0Params()
