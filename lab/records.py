@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from lab.engine_log import EngineLogs
+from timecontrol.control import TimeControl
 
 
 class Termination(StrEnum):
@@ -57,7 +58,7 @@ class EngineSpec:
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
-    tc: str | None = None
+    tc: TimeControl | None = None
 
 
 @dataclass
@@ -92,7 +93,7 @@ class GameTask:
     round: int
     white: EngineSpec
     black: EngineSpec
-    tc: str
+    tc: TimeControl
     opening_fen: str
     opening_moves: list[str] = field(default_factory=list)
     adjudication: Adjudication = field(default_factory=Adjudication)
@@ -137,9 +138,9 @@ class GameRecord:
 
     `termination` is a `Termination` (PGN's Termination values); `reason` says it in words
     ("White mates", "Black's connection stalled", "illegal move e2e5 by White").
-    `white_tc`/`black_tc` are each side's time control (they differ under time odds), `final_fen`
-    the last position, and `illegal_move` the text of an illegal or malformed move that ended the
-    game (for a comment: it is never in `moves`).
+    `tc` is the game's time control and `white_tc`/`black_tc` each side's (they differ under time
+    odds; None: the game's), `final_fen` the last position, and `illegal_move` the text of an
+    illegal or malformed move that ended the game (for a comment: it is never in `moves`).
     """
 
     game_id: str
@@ -153,12 +154,12 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     started_at: str = ""
     finished_at: str = ""
-    tc: str = ""
+    tc: TimeControl | None = None
     round: int = 0
     pair_id: str | None = None
     worker: dict[str, Any] = field(default_factory=dict)
-    white_tc: str = ""
-    black_tc: str = ""
+    white_tc: TimeControl | None = None
+    black_tc: TimeControl | None = None
     final_fen: str = ""
     illegal_move: str | None = None
 

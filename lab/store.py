@@ -30,6 +30,7 @@ import chess
 import pandas as pd
 
 from lab.records import GameRecord, GameSummary
+from timecontrol.control import TimeControl
 
 DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
@@ -366,6 +367,11 @@ def _only(query: str, column: str, game_ids: Iterable[str] | None) -> tuple[str,
     return f"{query} WHERE {column} IN ({', '.join('?' * len(ids))})", ids
 
 
+def _text(control: TimeControl | None) -> str:
+    """A time control as its column holds it: the canonical text, '' for none."""
+    return "" if control is None else str(control)
+
+
 def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
     """A finished game as its `games` row (by column name); `seq` is its finishing order.
 
@@ -373,11 +379,11 @@ def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
     return {
         "game_id": record.game_id, "seq": seq, "round": record.round, "pair_id": record.pair_id,
         "white": record.white, "black": record.black, "result": record.result,
-        "termination": str(record.termination), "reason": record.reason, "tc": record.tc,
+        "termination": str(record.termination), "reason": record.reason, "tc": _text(record.tc),
         "opening_fen": record.opening_fen, "opening_moves": " ".join(record.opening_moves),
         "started_at": record.started_at, "finished_at": record.finished_at,
-        "plies": len(record.moves), "white_tc": record.white_tc or record.tc,
-        "black_tc": record.black_tc or record.tc, "final_fen": record.final_fen,
+        "plies": len(record.moves), "white_tc": _text(record.white_tc or record.tc),
+        "black_tc": _text(record.black_tc or record.tc), "final_fen": record.final_fen,
         "illegal_move": record.illegal_move, "worker": _canonical(record.worker),
     }
 

@@ -11,6 +11,7 @@ import pytest
 from lab.cli import main
 from lab.records import GameRecord, MoveRecord
 from lab.store import DB_NAME, open_store
+from timecontrol.control import parse_time_control
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -53,7 +54,7 @@ def random_game(game_id: str, white: str, black: str, telemetry_for: set[str],
     return GameRecord(
         game_id=game_id, white=white, black=black, result="1/2-1/2" if result == "*" else result,
         termination="normal" if board.is_game_over() else "adjudication", reason="",
-        opening_fen=chess.STARTING_FEN, moves=moves, tc="5+0.05",
+        opening_fen=chess.STARTING_FEN, moves=moves, tc=parse_time_control("5+0.05"),
         started_at=f"2026-11-21T13:00:{seed:02d}", finished_at=f"2026-11-21T13:01:{seed:02d}",
     )
 
