@@ -249,9 +249,7 @@ class _Game:
                 ply=len(board.move_stack), move=outcome.move.uci(), san=san,
                 elapsed_ms=outcome.elapsed_ms, clock_before_ms=before,
                 clock_after_ms=clock.remaining_ms if self.controls[color].has_clock else None,
-                reported_ms=info.reported_ms, depth=info.depth, seldepth=info.seldepth,
-                score_cp=info.score_cp, score_mate=info.score_mate, nodes=info.nodes,
-                nps=info.nps, pv=info.pv, telemetry=info.telemetry, turnaround_ms=turnaround))
+                search=info, turnaround_ms=turnaround))
             ended = natural_end(board)
             if ended is not None:
                 break

@@ -396,7 +396,7 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
         board.push_uci(uci)
     rows = []
     for move in record.moves:
-        white = board.turn == chess.WHITE
+        white, search = board.turn == chess.WHITE, move.search
         parsed = chess.Move.from_uci(move.move)
         if parsed not in board.legal_moves:
             raise ValueError(f"game {record.game_id}: ply {move.ply}: {move.move} is illegal "
@@ -407,10 +407,11 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
             "engine": record.white if white else record.black, "move": move.move,
             "san": move.san, "elapsed_ms": move.elapsed_ms,
             "clock_before_ms": move.clock_before_ms, "clock_after_ms": move.clock_after_ms,
-            "reported_ms": move.reported_ms, "depth": move.depth, "seldepth": move.seldepth,
-            "score_cp": move.score_cp, "score_mate": move.score_mate, "nodes": move.nodes,
-            "nps": move.nps, "pv": move.pv, "turnaround_ms": move.turnaround_ms,
-            "telemetry": json.dumps(move.telemetry) if move.telemetry else None,
+            "reported_ms": search.reported_ms, "depth": search.depth,
+            "seldepth": search.seldepth, "score_cp": search.score_cp,
+            "score_mate": search.score_mate, "nodes": search.nodes, "nps": search.nps,
+            "pv": search.pv, "turnaround_ms": move.turnaround_ms,
+            "telemetry": json.dumps(search.telemetry) if search.telemetry else None,
         })
     return rows
 

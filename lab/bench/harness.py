@@ -128,8 +128,8 @@ def latency_figures(games: int) -> dict[str, np.ndarray]:
                 measured.append(move.elapsed_ms)
                 if move.turnaround_ms is not None:
                     turnaround.append(move.turnaround_ms)
-                if move.reported_ms is not None:
-                    diff.append(move.elapsed_ms - move.reported_ms)
+                if move.search.reported_ms is not None:
+                    diff.append(move.elapsed_ms - move.search.reported_ms)
     return {"turnaround": np.array(turnaround), "measured": np.array(measured),
             "diff": np.array(diff)}
 
@@ -210,9 +210,10 @@ def run(args: argparse.Namespace) -> int:
         others = sorted({str(record.termination) for record in records} - {
             Termination.NORMAL, Termination.ADJUDICATION, Termination.TIME_FORFEIT})
         moves = [move for record in records for move in record.moves]
-        diff = np.array([m.elapsed_ms - m.reported_ms for m in moves if m.reported_ms is not None])
-        used = np.array([m.elapsed_ms - m.telemetry["used_ms"] for m in moves
-                         if "used_ms" in m.telemetry])
+        diff = np.array([m.elapsed_ms - m.search.reported_ms for m in moves
+                         if m.search.reported_ms is not None])
+        used = np.array([m.elapsed_ms - m.search.telemetry["used_ms"] for m in moves
+                         if "used_ms" in m.search.telemetry])
         print(f"{spec.name} vs itself at {tc}, concurrency {concurrency}, {games} games, "
               f"margin {args.margin_ms} ms:")
         print(f"  wall time {wall:.1f} s, {games / wall * 3600:.0f} games per hour, "

@@ -104,5 +104,5 @@ def test_real_game_ends_by_the_resign_rule(stockfish) -> None:
     record = play_game(task)
     assert (record.result, record.termination) == ("1-0", "adjudication")
     assert record.reason == "White wins by adjudication: resign rule"
-    black_scores = [move.score_cp for move in record.moves if move.ply % 2 == 0]
+    black_scores = [move.search.score_cp for move in record.moves if move.ply % 2 == 0]
     assert len(black_scores) == 3 and all(s is not None and s <= -600 for s in black_scores)

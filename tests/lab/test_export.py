@@ -19,7 +19,7 @@ from lab.export import (
     write_moves,
     write_pgn,
 )
-from lab.records import GameRecord, MoveRecord
+from lab.records import GameRecord, MoveRecord, SearchInfo
 from lab.store import open_store
 from timecontrol.control import parse_time_control
 
@@ -32,8 +32,10 @@ def game(game_id: str, fen: str, book: list[str], moves: list[tuple[str, dict]],
     records = []
     for san, fields in moves:
         move = board.parse_san(san)
+        reported = dict(fields)
+        elapsed_ms = reported.pop("elapsed_ms")
         records.append(MoveRecord(ply=len(board.move_stack) + 1, move=move.uci(), san=san,
-                                  **fields))
+                                  elapsed_ms=elapsed_ms, search=SearchInfo(**reported)))
         board.push(move)
     return GameRecord(game_id=game_id, white="A", black="B", result=result,
                       termination=termination, reason=reason, opening_fen=fen,

@@ -70,9 +70,10 @@ def test_stockfish_vs_stockfish_at_a_fast_control(stockfish) -> None:
     # Every Stockfish move has its search figures, and the measured time agrees with its own
     # (within bounds that leave room for a machine loaded by other work).
     for move in record.moves:
-        assert move.depth and move.nodes and move.pv and move.reported_ms is not None
-        assert (move.score_cp is None) != (move.score_mate is None)
-    diffs = [m.elapsed_ms - m.reported_ms for m in record.moves]
+        search = move.search
+        assert search.depth and search.nodes and search.pv and search.reported_ms is not None
+        assert (search.score_cp is None) != (search.score_mate is None)
+    diffs = [m.elapsed_ms - m.search.reported_ms for m in record.moves]
     assert abs(statistics.median(diffs)) < 25 and max(abs(d) for d in diffs) < 300
     turnaround = [m.turnaround_ms for m in record.moves[1:]]
     assert record.moves[0].turnaround_ms is None and statistics.median(turnaround) < 30
@@ -89,12 +90,12 @@ def test_stockfish_vs_our_engine_records_its_telemetry(stockfish, tempo) -> None
     ours = record.moves[0::2]
     assert ours and record.worker["white_id"].startswith("Tempo")
     for move in ours:
-        telemetry = move.telemetry
+        telemetry = move.search.telemetry
         assert {"tm", "ply", "used_ms", "nodes", "stop_reason"} <= telemetry.keys()
         assert telemetry["ply"] == move.ply - 1
         # The engine's own account of its time is close to what the harness measured.
         assert abs(telemetry["used_ms"] - move.elapsed_ms) < 100
-    assert all(move.telemetry == {} for move in record.moves[1::2])
+    assert all(move.search.telemetry == {} for move in record.moves[1::2])
 
 
 def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
@@ -105,7 +106,7 @@ def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
     assert board.is_game_over(claim_draw=True)
     assert record.worker["white_id"] == "Phalanx XXV"
     check_clocks(record, 2000, 50, margin_ms=300)
-    thinking = [m for m in record.moves[::2] if m.depth is not None]
+    thinking = [m for m in record.moves[::2] if m.search.depth is not None]
     assert thinking, "phalanx's thinking output (post) is captured"
 
 

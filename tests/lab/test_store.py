@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from lab.game import play_game
-from lab.records import GameRecord, GameTask, MoveRecord
+from lab.records import GameRecord, GameTask, MoveRecord, SearchInfo
 from lab.store import DB_NAME, GAME_COLUMNS, MOVE_COLUMNS, StoreError, open_store
 from timecontrol.control import parse_time_control
 
@@ -27,9 +27,10 @@ def record(game_id: str = "r0001-e01-g0", sans: str = "Bb5 a6 Ba4 Nf6", book: st
         tm = {"tm": "smooth", "budget_ms": 100 + i, "used_ms": 90 + i, "stop_reason": "budget"}
         moves.append(MoveRecord(
             ply=len(board.move_stack) + 1, move=move.uci(), san=san, elapsed_ms=95.5 + i,
-            clock_before_ms=1000.0 - 100 * i, clock_after_ms=920.0 - 100 * i, reported_ms=94.0,
-            depth=7 + i, seldepth=10, score_cp=35 - 10 * i, nodes=1000 * (i + 1), nps=10000,
-            pv=move.uci(), telemetry=tm if telemetry and i % 2 == 0 else {}))
+            clock_before_ms=1000.0 - 100 * i, clock_after_ms=920.0 - 100 * i,
+            search=SearchInfo(reported_ms=94.0, depth=7 + i, seldepth=10, score_cp=35 - 10 * i,
+                              nodes=1000 * (i + 1), nps=10000, pv=move.uci(),
+                              telemetry=tm if telemetry and i % 2 == 0 else {})))
         board.push(move)
     return GameRecord(
         game_id=game_id, white="new", black="old", result="1/2-1/2", termination="adjudication",

@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from lab.cli import main
-from lab.records import GameRecord, MoveRecord
+from lab.records import GameRecord, MoveRecord, SearchInfo
 from lab.store import DB_NAME, open_store
 from timecontrol.control import parse_time_control
 
@@ -47,8 +47,8 @@ def random_game(game_id: str, white: str, black: str, telemetry_for: set[str],
         board.push(move)
         moves.append(MoveRecord(  # ply as the game runner counts it: after the move
             ply=board.ply(), move=move.uci(), san=san, elapsed_ms=elapsed,
-            clock_before_ms=before, clock_after_ms=clocks[turn], nodes=nodes,
-            nps=20000, depth=5, telemetry=telemetry,
+            clock_before_ms=before, clock_after_ms=clocks[turn],
+            search=SearchInfo(nodes=nodes, nps=20000, depth=5, telemetry=telemetry),
         ))
     result = board.result(claim_draw=True)
     return GameRecord(
