@@ -17,6 +17,7 @@ from typing import Any
 from lab.backends.settings import DaskSettings
 from lab.openings import BookError, Opening, book_format, load_book, order_book, start_at
 from lab.records import Adjudication, EngineSpec
+from timecontrol.control import TimeControl
 
 #: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
 #: then replaces itself by the engine). `engine.launcher` has no `__main__` block, so its `main`
@@ -83,7 +84,7 @@ class Experiment:
 
     name: str
     engines: list[EngineSpec]
-    tc: str
+    tc: TimeControl
     schedule: str = "gauntlet"
     challengers: list[str] = field(default_factory=list)
     rounds: int | None = None
@@ -107,10 +108,14 @@ class Experiment:
         raise KeyError(name)
 
     def config(self) -> dict[str, Any]:
-        """Everything as plain data (for the store and for display)."""
+        """Everything as plain data (for the store and for display); time controls as their
+        canonical text, as results folders have always held them."""
         data = dataclasses.asdict(self)
         data.pop("book")
         data["out"] = str(self.out)
+        data["tc"] = str(self.tc)
+        for engine, spec in zip(data["engines"], self.engines):
+            engine["tc"] = None if spec.tc is None else str(spec.tc)
         return data
 
     def identity(self) -> dict[str, Any]:
@@ -144,7 +149,8 @@ class Experiment:
 class Overrides:
     """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`).
 
-    `tc` replaces the experiment's time control and every per-engine one.
+    `tc` replaces the experiment's time control and every per-engine one (the loader parses it,
+    as it parses the file's).
     """
 
     games: int | None = None

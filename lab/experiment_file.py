@@ -85,12 +85,13 @@ from lab.experiment import (
 from lab.openings import POLYGLOT_PICKS
 from lab.records import Adjudication, EngineSpec
 from lab.toml_table import TomlTable
-from timecontrol.control import TimeControlError, parse_time_control
+from timecontrol.control import TimeControl, TimeControlError, parse_time_control
 
 
-def _check_tc(text: str, where: str) -> str:
+def _check_tc(text: str, where: str) -> TimeControl:
+    """The time control `text` names (where it enters the lab: parsed once, carried as a value)."""
     try:
-        return str(parse_time_control(text))
+        return parse_time_control(text)
     except TimeControlError as exc:
         raise ExperimentError(f"{where}: bad time control: {exc}") from None
 
@@ -282,8 +283,14 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         tc = overrides.tc
         for spec in engines:
             spec.tc = None
+    if tc is not None:
+        control = _check_tc(tc, source)
+    elif any(spec.tc is None for spec in engines):
+        raise top.error("key 'tc' is missing (or give every engine its own 'tc')")
+    else:
+        control = engines[0].tc
     experiment = Experiment(
-        name=name, engines=engines, tc="", schedule=kind, challengers=challengers,
+        name=name, engines=engines, tc=control, schedule=kind, challengers=challengers,
         rounds=overrides.rounds if overrides.rounds is not None else rounds,
         games=overrides.games if overrides.games is not None else games,
         openings=book, concurrency=overrides.concurrency or concurrency,
@@ -295,12 +302,6 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         experiment.games = None
     if overrides.games is not None:
         experiment.rounds = None
-    if tc is None:
-        if any(spec.tc is None for spec in engines):
-            raise top.error("key 'tc' is missing (or give every engine its own 'tc')")
-        experiment.tc = engines[0].tc or ""
-    else:
-        experiment.tc = _check_tc(tc, source)
     _check_structure(experiment, top, overrides)
     return experiment
 

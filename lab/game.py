@@ -52,7 +52,7 @@ from lab.engine_process import (
 from lab.records import GameRecord, GameTask, MoveRecord, Outcome, Termination
 from lab.search_info import parse_search_lines
 from timecontrol.clock import Clock
-from timecontrol.control import TimeControl, TimeControlError, parse_time_control
+from timecontrol.control import TimeControl
 from timecontrol.go import GoParams, go_params
 
 LOGGER = logging.getLogger(__name__)
@@ -104,14 +104,10 @@ def start_board(task: GameTask) -> chess.Board:
 def side_control(task: GameTask, color: chess.Color) -> TimeControl:
     """The time control of one side: its engine's own `tc`, else the game's."""
     spec = task.white if color == chess.WHITE else task.black
-    text = spec.tc or task.tc
-    try:
-        control = parse_time_control(text)
-    except TimeControlError as err:
-        raise GameSetupError(f"game {task.game_id}, engine {spec.name!r}: {err}") from err
+    control = spec.tc or task.tc
     if control.infinite:
         raise GameSetupError(f"game {task.game_id}, engine {spec.name!r}: time control "
-                             f"{text!r} never ends a search; a game needs a limit")
+                             f"'{control}' never ends a search; a game needs a limit")
     return control
 
 
@@ -182,7 +178,7 @@ class _Game:
             opening_moves=list(task.opening_moves), started_at=_now(), tc=task.tc,
             round=task.round, pair_id=task.pair_id,
             worker={"host": socket.gethostname(), "pid": os.getpid()},
-            white_tc=str(self.controls[chess.WHITE]), black_tc=str(self.controls[chess.BLACK]))
+            white_tc=self.controls[chess.WHITE], black_tc=self.controls[chess.BLACK])
 
     def finish(self, outcome: Outcome) -> GameRecord:
         record = self.record
@@ -253,9 +249,7 @@ class _Game:
                 ply=len(board.move_stack), move=outcome.move.uci(), san=san,
                 elapsed_ms=outcome.elapsed_ms, clock_before_ms=before,
                 clock_after_ms=clock.remaining_ms if self.controls[color].has_clock else None,
-                reported_ms=info.reported_ms, depth=info.depth, seldepth=info.seldepth,
-                score_cp=info.score_cp, score_mate=info.score_mate, nodes=info.nodes,
-                nps=info.nps, pv=info.pv, telemetry=info.telemetry, turnaround_ms=turnaround))
+                search=info, turnaround_ms=turnaround))
             ended = natural_end(board)
             if ended is not None:
                 break

@@ -1,7 +1,8 @@
 """The records that cross module boundaries in the lab: what a game needs and what it leaves.
 
 A `GameTask` carries everything one game needs (so a worker process, or a Dask worker, can play it
-alone); the game runner returns a `GameRecord` with one `MoveRecord` per move made. The store
+alone); the game runner returns a `GameRecord` with one `MoveRecord` per move made, each holding
+the `SearchInfo` its engine reported. The store
 writes a finished `GameRecord` in one transaction; exports, ratings and plots read them back.
 """
 
@@ -12,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from lab.engine_log import EngineLogs
+from timecontrol.control import TimeControl
 
 
 class Termination(StrEnum):
@@ -57,7 +59,7 @@ class EngineSpec:
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
-    tc: str | None = None
+    tc: TimeControl | None = None
 
 
 @dataclass
@@ -92,7 +94,7 @@ class GameTask:
     round: int
     white: EngineSpec
     black: EngineSpec
-    tc: str
+    tc: TimeControl
     opening_fen: str
     opening_moves: list[str] = field(default_factory=list)
     adjudication: Adjudication = field(default_factory=Adjudication)
@@ -102,15 +104,38 @@ class GameTask:
 
 
 @dataclass
+class SearchInfo:
+    """What an engine reported about one search (`lab.search_info` parses it from its lines).
+
+    Depth, seldepth, score and PV (UCI move text) are those of its main line, the score from the
+    mover's point of view (centipawns or mate in N, never both); `nodes`, `nps` and `reported_ms`
+    (its own `info time`) are its last figures. `telemetry` holds the fields of our engine's
+    `info string tm` JSON (empty for other engines) and `telemetry_error` says why a telemetry
+    line could not be read. Figures the engine did not report are None.
+    """
+
+    depth: int | None = None
+    seldepth: int | None = None
+    score_cp: int | None = None
+    score_mate: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    pv: str | None = None
+    reported_ms: float | None = None
+    telemetry: dict[str, Any] = field(default_factory=dict)
+    telemetry_error: str | None = None
+
+
+@dataclass
 class MoveRecord:
     """One move as the harness saw it: measured time, clocks, and what the engine reported.
 
-    `elapsed_ms` is measured by the harness from `go` sent to `bestmove` received; `reported_ms` is
-    the engine's own `info time` of its last line. Clocks are the mover's, before and after the
-    move (increment included). `telemetry` holds the fields of our engine's `info string tm` JSON.
-    `ply` counts from the task's opening FEN, book moves included (after an 8-ply book the first
-    engine move is ply 9). `turnaround_ms` is the harness's own time between the previous move's
-    answer and this move's `go` (None for the first engine move).
+    `elapsed_ms` is measured by the harness from `go` sent to `bestmove` received. Clocks are the
+    mover's, before and after the move (increment included). `search` is the engine's own account
+    of its search (depth, score, nodes, PV, its reported time, telemetry). `ply` counts from the
+    task's opening FEN, book moves included (after an 8-ply book the first engine move is ply 9).
+    `turnaround_ms` is the harness's own time between the previous move's answer and this move's
+    `go` (None for the first engine move).
     """
 
     ply: int
@@ -119,15 +144,7 @@ class MoveRecord:
     elapsed_ms: float
     clock_before_ms: float | None = None
     clock_after_ms: float | None = None
-    reported_ms: float | None = None
-    depth: int | None = None
-    seldepth: int | None = None
-    score_cp: int | None = None
-    score_mate: int | None = None
-    nodes: int | None = None
-    nps: int | None = None
-    pv: str | None = None
-    telemetry: dict[str, Any] = field(default_factory=dict)
+    search: SearchInfo = field(default_factory=SearchInfo)
     turnaround_ms: float | None = None
 
 
@@ -137,9 +154,9 @@ class GameRecord:
 
     `termination` is a `Termination` (PGN's Termination values); `reason` says it in words
     ("White mates", "Black's connection stalled", "illegal move e2e5 by White").
-    `white_tc`/`black_tc` are each side's time control (they differ under time odds), `final_fen`
-    the last position, and `illegal_move` the text of an illegal or malformed move that ended the
-    game (for a comment: it is never in `moves`).
+    `tc` is the game's time control and `white_tc`/`black_tc` each side's (they differ under time
+    odds; None: the game's), `final_fen` the last position, and `illegal_move` the text of an
+    illegal or malformed move that ended the game (for a comment: it is never in `moves`).
     """
 
     game_id: str
@@ -153,12 +170,12 @@ class GameRecord:
     moves: list[MoveRecord] = field(default_factory=list)
     started_at: str = ""
     finished_at: str = ""
-    tc: str = ""
+    tc: TimeControl | None = None
     round: int = 0
     pair_id: str | None = None
     worker: dict[str, Any] = field(default_factory=dict)
-    white_tc: str = ""
-    black_tc: str = ""
+    white_tc: TimeControl | None = None
+    black_tc: TimeControl | None = None
     final_fen: str = ""
     illegal_move: str | None = None
 

@@ -1,43 +1,29 @@
 """What an engine reported while it searched one move, parsed after the move (off the clock).
 
 The protocol layer keeps the raw `info` lines (UCI) or thinking-output lines (XBoard `post`) of a
-search; this module turns them into the figures of a `MoveRecord`. Parsing uses python-chess's own
-line parsers (`chess.engine._parse_uci_info`, `_parse_xboard_post`, pinned by the tests here), so
-scores, mates and PVs mean what they mean everywhere else in python-chess.
+search; this module turns them into a `SearchInfo`, which the move's `MoveRecord` holds. Parsing
+uses python-chess's own line parsers (`chess.engine._parse_uci_info`, `_parse_xboard_post`,
+pinned by the tests here), so scores, mates and PVs mean what they mean everywhere else in
+python-chess.
 
 Choice of line (as fastchess, docs/reference/harness_and_stats.md section 2.2 step 7): the score,
-depth,
-seldepth and PV come from the last line with a score that is not an `info string` and belongs to
-multipv 1 (a line with no multipv counts as 1; other PVs are used only if no such line exists). The
-node count, NPS and reported time come from the last line that has each. Scores are from the
-mover's point of view. `info string tm {json}` is our engine's telemetry line (design.md).
+depth, seldepth and PV come from the last line with a score that is not an `info string` and
+belongs to multipv 1 (a line with no multipv counts as 1; other PVs are used only if no such line
+exists). The node count, NPS and reported time come from the last line that has each. Scores are
+from the mover's point of view. `info string tm {json}` is our engine's telemetry line
+(design.md).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import chess
 import chess.engine
 
-
-@dataclass
-class SearchInfo:
-    """The figures of one search, as MoveRecord wants them."""
-
-    depth: int | None = None
-    seldepth: int | None = None
-    score_cp: int | None = None
-    score_mate: int | None = None
-    nodes: int | None = None
-    nps: int | None = None
-    pv: str | None = None
-    reported_ms: float | None = None
-    telemetry: dict[str, Any] = field(default_factory=dict)
-    telemetry_error: str | None = None
+from lab.records import SearchInfo
 
 
 def _parse_telemetry(text: str) -> tuple[dict[str, Any], str | None]:

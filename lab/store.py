@@ -30,6 +30,7 @@ import chess
 import pandas as pd
 
 from lab.records import GameRecord, GameSummary
+from timecontrol.control import TimeControl
 
 DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
@@ -366,6 +367,11 @@ def _only(query: str, column: str, game_ids: Iterable[str] | None) -> tuple[str,
     return f"{query} WHERE {column} IN ({', '.join('?' * len(ids))})", ids
 
 
+def _text(control: TimeControl | None) -> str:
+    """A time control as its column holds it: the canonical text, '' for none."""
+    return "" if control is None else str(control)
+
+
 def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
     """A finished game as its `games` row (by column name); `seq` is its finishing order.
 
@@ -373,11 +379,11 @@ def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
     return {
         "game_id": record.game_id, "seq": seq, "round": record.round, "pair_id": record.pair_id,
         "white": record.white, "black": record.black, "result": record.result,
-        "termination": str(record.termination), "reason": record.reason, "tc": record.tc,
+        "termination": str(record.termination), "reason": record.reason, "tc": _text(record.tc),
         "opening_fen": record.opening_fen, "opening_moves": " ".join(record.opening_moves),
         "started_at": record.started_at, "finished_at": record.finished_at,
-        "plies": len(record.moves), "white_tc": record.white_tc or record.tc,
-        "black_tc": record.black_tc or record.tc, "final_fen": record.final_fen,
+        "plies": len(record.moves), "white_tc": _text(record.white_tc or record.tc),
+        "black_tc": _text(record.black_tc or record.tc), "final_fen": record.final_fen,
         "illegal_move": record.illegal_move, "worker": _canonical(record.worker),
     }
 
@@ -390,7 +396,7 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
         board.push_uci(uci)
     rows = []
     for move in record.moves:
-        white = board.turn == chess.WHITE
+        white, search = board.turn == chess.WHITE, move.search
         parsed = chess.Move.from_uci(move.move)
         if parsed not in board.legal_moves:
             raise ValueError(f"game {record.game_id}: ply {move.ply}: {move.move} is illegal "
@@ -401,10 +407,11 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
             "engine": record.white if white else record.black, "move": move.move,
             "san": move.san, "elapsed_ms": move.elapsed_ms,
             "clock_before_ms": move.clock_before_ms, "clock_after_ms": move.clock_after_ms,
-            "reported_ms": move.reported_ms, "depth": move.depth, "seldepth": move.seldepth,
-            "score_cp": move.score_cp, "score_mate": move.score_mate, "nodes": move.nodes,
-            "nps": move.nps, "pv": move.pv, "turnaround_ms": move.turnaround_ms,
-            "telemetry": json.dumps(move.telemetry) if move.telemetry else None,
+            "reported_ms": search.reported_ms, "depth": search.depth,
+            "seldepth": search.seldepth, "score_cp": search.score_cp,
+            "score_mate": search.score_mate, "nodes": search.nodes, "nps": search.nps,
+            "pv": search.pv, "turnaround_ms": move.turnaround_ms,
+            "telemetry": json.dumps(search.telemetry) if search.telemetry else None,
         })
     return rows
 

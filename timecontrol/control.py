@@ -9,13 +9,15 @@ Forms (harness research notes, docs/reference/harness_and_stats.md sections 2.1 
 * ``nodes=20000``, ``depth=8``: search limits with no clock.
 * ``inf``: no limit at all.
 
-Time odds are two `TimeControl` values, one per engine.
+Time odds are two `TimeControl` values, one per engine. A `TimeControl` is a value: parsed once
+where it enters (an experiment file, the command line), compared and hashed as data, and turned
+back into its canonical text by `str()` (which `parse_time_control` reads back to an equal value).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _CLOCK_RE = re.compile(
@@ -83,7 +85,21 @@ class TimeControl:
         return (self.movetime_ms is None and self.nodes is None and self.depth is None
                 and not self.infinite)
 
+    def scaled(self, factor: float) -> TimeControl:
+        """This control with its times multiplied by `factor` (to the millisecond, at least 1 ms):
+        base, increment and `st=` move time; `nodes=`, `depth=` and `inf` do not depend on speed."""
+
+        def scale(ms: int) -> int:
+            return max(1, round(ms * factor)) if ms else 0
+
+        if self.movetime_ms is not None:
+            return replace(self, movetime_ms=scale(self.movetime_ms))
+        if not self.has_clock:
+            return self
+        return replace(self, base_ms=scale(self.base_ms), inc_ms=scale(self.inc_ms))
+
     def __str__(self) -> str:
+        """The canonical text (cutechess syntax, no trailing zeros): '40/60+0.6', 'st=0.5'."""
         if self.infinite:
             return "inf"
         if self.movetime_ms is not None:

@@ -1,12 +1,12 @@
 """Time controls scaled to a worker's speed, so a slow machine plays the games a fast one would.
 
 As fishtest and OpenBench do (docs/reference/harness_and_stats.md, "Worker side"), each machine
-gets a
-factor = reference speed / its measured speed (fishtest: 628000 / Stockfish bench nodes per
-second per thread, measured with every core busy), and every clock on it is multiplied by that
-factor: base time, increment and `st=` move time. `nodes=` and `depth=` limits do not depend on
-speed and stay as they are. A Dask worker takes its factor from the environment variable
-`TEMPO_TC_FACTOR` (see docs/dask.md); the store records it with each game.
+gets a factor = reference speed / its measured speed (fishtest: 628000 / Stockfish bench nodes
+per second per thread, measured with every core busy), and every clock on it is multiplied by
+that factor (`TimeControl.scaled`): base time, increment and `st=` move time. `nodes=` and
+`depth=` limits do not depend on speed and stay as they are. A Dask worker takes its factor from
+the environment variable `TEMPO_TC_FACTOR` (see docs/dask.md); the store records it with each
+game.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import math
 from collections.abc import Mapping
 
 from lab.records import GameTask
-from timecontrol.control import TimeControl, parse_time_control
 
 #: Environment variable of a worker: its time-control factor (default 1).
 FACTOR_VARIABLE = "TEMPO_TC_FACTOR"
@@ -40,28 +39,11 @@ def read_factor(environ: Mapping[str, str]) -> float:
     return factor
 
 
-def scale_control(control: TimeControl, factor: float) -> TimeControl:
-    """`control` with its times multiplied by `factor` (to the millisecond, at least 1 ms)."""
-
-    def scaled(ms: int) -> int:
-        return max(1, round(ms * factor)) if ms else 0
-
-    if control.movetime_ms is not None:
-        return dataclasses.replace(control, movetime_ms=scaled(control.movetime_ms))
-    if not control.has_clock:
-        return control
-    return dataclasses.replace(control, base_ms=scaled(control.base_ms),
-                               inc_ms=scaled(control.inc_ms))
-
-
 def scale_task(task: GameTask, factor: float) -> GameTask:
     """The game with the game's and each engine's own time control scaled by `factor`."""
     if factor == 1.0:
         return task
 
-    def text(tc: str) -> str:
-        return str(scale_control(parse_time_control(tc), factor))
-
-    white = dataclasses.replace(task.white, tc=text(task.white.tc) if task.white.tc else None)
-    black = dataclasses.replace(task.black, tc=text(task.black.tc) if task.black.tc else None)
-    return dataclasses.replace(task, tc=text(task.tc), white=white, black=black)
+    white, black = (dataclasses.replace(spec, tc=spec.tc.scaled(factor) if spec.tc else None)
+                    for spec in (task.white, task.black))
+    return dataclasses.replace(task, tc=task.tc.scaled(factor), white=white, black=black)

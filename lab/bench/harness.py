@@ -39,6 +39,7 @@ from lab.engine_process import EnginePool
 from lab.game import play_game
 from lab.openings import read_epd
 from lab.records import Adjudication, EngineSpec, GameRecord, GameTask, Termination
+from timecontrol.control import TimeControl
 
 BOOK = Path(__file__).resolve().parents[2] / "experiments" / "books" / "openings_8ply.epd"
 FISHTEST_ADJUDICATION = Adjudication(draw_move_number=34, draw_move_count=8, draw_score_cp=20,
@@ -75,7 +76,7 @@ def instant_spec(seed: int) -> EngineSpec:
                                           f"--seed={seed}"])
 
 
-def paired_tasks(prefix: str, spec: EngineSpec, tc: str, games: int,
+def paired_tasks(prefix: str, spec: EngineSpec, tc: TimeControl, games: int,
                  margin_ms: int = 0) -> list[GameTask]:
     """`games` self-play games (white and black are two processes of `spec`), paired openings."""
     openings = read_epd(BOOK)
@@ -121,21 +122,21 @@ def latency_figures(games: int) -> dict[str, np.ndarray]:
     with EnginePool() as pool:
         for index in range(games):
             task = GameTask(f"latency-{index}", 1, instant_spec(2 * index + 1),
-                            instant_spec(2 * index + 2), "600+0", chess.STARTING_FEN,
-                            adjudication=Adjudication(max_moves=100))
+                            instant_spec(2 * index + 2), TimeControl(base_ms=600_000),
+                            chess.STARTING_FEN, adjudication=Adjudication(max_moves=100))
             for move in play_game(task, pool).moves:
                 measured.append(move.elapsed_ms)
                 if move.turnaround_ms is not None:
                     turnaround.append(move.turnaround_ms)
-                if move.reported_ms is not None:
-                    diff.append(move.elapsed_ms - move.reported_ms)
+                if move.search.reported_ms is not None:
+                    diff.append(move.elapsed_ms - move.search.reported_ms)
     return {"turnaround": np.array(turnaround), "measured": np.array(measured),
             "diff": np.array(diff)}
 
 
 def ms_per_ply_playing(games: int) -> float:
     """Stockfish against itself at nodes=1, games played in this process on one engine pool."""
-    tasks = paired_tasks("ply", engine_spec("stockfish"), "nodes=1", games)
+    tasks = paired_tasks("ply", engine_spec("stockfish"), TimeControl(nodes=1), games)
     plies = 0
     with EnginePool() as pool:
         started = time.perf_counter()
@@ -196,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
               "machine)")
         print(f"command to first go: {command_to_first_go():.3f} s")
     spec = engine_spec(args.engine)
-    runs = [("10+0.1", args.games, 2), ("1+0.01", args.forfeit_games, cores)]
+    runs = [(TimeControl(base_ms=10_000, inc_ms=100), args.games, 2),
+            (TimeControl(base_ms=1_000, inc_ms=10), args.forfeit_games, cores)]
     for tc, games, concurrency in runs:
         if games <= 0:
             continue
@@ -208,9 +210,10 @@ def run(args: argparse.Namespace) -> int:
         others = sorted({str(record.termination) for record in records} - {
             Termination.NORMAL, Termination.ADJUDICATION, Termination.TIME_FORFEIT})
         moves = [move for record in records for move in record.moves]
-        diff = np.array([m.elapsed_ms - m.reported_ms for m in moves if m.reported_ms is not None])
-        used = np.array([m.elapsed_ms - m.telemetry["used_ms"] for m in moves
-                         if "used_ms" in m.telemetry])
+        diff = np.array([m.elapsed_ms - m.search.reported_ms for m in moves
+                         if m.search.reported_ms is not None])
+        used = np.array([m.elapsed_ms - m.search.telemetry["used_ms"] for m in moves
+                         if "used_ms" in m.search.telemetry])
         print(f"{spec.name} vs itself at {tc}, concurrency {concurrency}, {games} games, "
               f"margin {args.margin_ms} ms:")
         print(f"  wall time {wall:.1f} s, {games / wall * 3600:.0f} games per hour, "

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lab.records import EngineSpec
+from timecontrol.control import parse_time_control
 
 FAKES = Path(__file__).parent / "fakes"
 STOCKFISH = "/usr/games/stockfish"
@@ -18,23 +19,26 @@ PHALANX = "/usr/games/phalanx"
 
 @pytest.fixture
 def stockfish() -> Callable[..., EngineSpec]:
-    """`stockfish(name, **options)`: a one-thread, 16 MB Stockfish spec."""
+    """`stockfish(name, tc, **options)`: a one-thread, 16 MB Stockfish spec (`tc` as text)."""
     if not os.access(STOCKFISH, os.X_OK):
         pytest.skip("Stockfish is not installed at /usr/games/stockfish")
 
     def make(name: str = "stockfish", tc: str | None = None, **options: object) -> EngineSpec:
-        return EngineSpec(name, [STOCKFISH], options={"Threads": 1, "Hash": 16, **options}, tc=tc)
+        return EngineSpec(name, [STOCKFISH], options={"Threads": 1, "Hash": 16, **options},
+                          tc=parse_time_control(tc) if tc else None)
 
     return make
 
 
 @pytest.fixture
 def fake() -> Callable[..., EngineSpec]:
-    """`fake(name, --flag=value...)`: the misbehaving UCI engine of tests/lab/fakes/fake_uci.py."""
+    """`fake(name, tc, --flag=value...)`: the misbehaving UCI engine of tests/lab/fakes/fake_uci.py
+    (`tc` as text)."""
 
     def make(name: str = "fake", tc: str | None = None, **flags: object) -> EngineSpec:
         args = [f"--{key.replace('_', '-')}={value}" for key, value in flags.items()]
-        return EngineSpec(name, [sys.executable, str(FAKES / "fake_uci.py"), *args], tc=tc)
+        return EngineSpec(name, [sys.executable, str(FAKES / "fake_uci.py"), *args],
+                          tc=parse_time_control(tc) if tc else None)
 
     return make
 

@@ -8,6 +8,7 @@ import chess
 from lab.adjudication import Adjudicator, Verdict
 from lab.game import play_game
 from lab.records import Adjudication, GameTask
+from timecontrol.control import parse_time_control
 
 
 def feed(rules: Adjudication, scores: list[int | None], start_ply: int = 0,
@@ -97,10 +98,11 @@ def test_draw_rule_is_checked_before_resign() -> None:
 def test_real_game_ends_by_the_resign_rule(stockfish) -> None:
     # White has an extra queen; both Stockfishes see it at once.
     fen = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3"
-    task = GameTask("adj-1", 1, stockfish("sf-a"), stockfish("sf-b"), "nodes=5000", fen,
+    task = GameTask("adj-1", 1, stockfish("sf-a"), stockfish("sf-b"),
+                    parse_time_control("nodes=5000"), fen,
                     adjudication=Adjudication(resign_move_count=3, resign_score_cp=600))
     record = play_game(task)
     assert (record.result, record.termination) == ("1-0", "adjudication")
     assert record.reason == "White wins by adjudication: resign rule"
-    black_scores = [move.score_cp for move in record.moves if move.ply % 2 == 0]
+    black_scores = [move.search.score_cp for move in record.moves if move.ply % 2 == 0]
     assert len(black_scores) == 3 and all(s is not None and s <= -600 for s in black_scores)

@@ -20,13 +20,14 @@ from lab.game import Timeouts, play_game
 from lab.records import Adjudication, EngineSpec, GameTask
 from lab.runner import run_experiment
 from lab.store import open_store
+from timecontrol.control import parse_time_control
 
 STAMPED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z ([<>!#]) (.*)$")
 
 
 def task(white: EngineSpec, black: EngineSpec, logs: EngineLogs, tc: str = "2+0.1",
          game_id: str = "g1") -> GameTask:
-    return GameTask(game_id, 1, white, black, tc, chess.STARTING_FEN, [],
+    return GameTask(game_id, 1, white, black, parse_time_control(tc), chess.STARTING_FEN, [],
                     Adjudication(max_moves=3), logs=logs)
 
 
@@ -113,8 +114,8 @@ def test_a_segfaulting_engine_leaves_its_exit_code_and_stderr_in_the_reason(fake
 
 def test_a_run_keeps_stderr_by_default_and_stores_the_crash(fake, stockfish, tmp_path) -> None:
     crashy = fake("crashy", fault="segfault", at=2)
-    exp = Experiment(name="t", engines=[crashy, stockfish("sf")], tc="nodes=2000", games=2,
-                     challengers=["crashy"],
+    exp = Experiment(name="t", engines=[crashy, stockfish("sf")],
+                     tc=parse_time_control("nodes=2000"), games=2, challengers=["crashy"],
                      openings=BookConfig(paired=True), concurrency=1, out=tmp_path / "out",
                      adjudication=Adjudication(max_moves=5))
     assert exp.log == LogConfig()  # no I/O log, stderr kept: the default

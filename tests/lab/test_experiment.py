@@ -15,6 +15,7 @@ from lab.experiment import ExperimentError, Overrides
 from lab.experiment_file import load_experiment
 from lab.quick_match import quick_experiment
 from lab.runner import probe_engines
+from timecontrol.control import parse_time_control
 
 STOCKFISH = "/usr/games/stockfish"
 FAKES = Path(__file__).parent / "fakes"
@@ -70,7 +71,7 @@ def error_of(path: Path, probe: bool = False) -> str:
 def test_a_good_file_loads_with_defaults_and_resolved_paths(tmp_path):
     exp = load_experiment(write(tmp_path, BASE))
     assert [e.name for e in exp.engines] == ["a", "b"]
-    assert exp.tc == "10+0.1" and exp.concurrency == 2 and exp.rounds == 2
+    assert exp.tc == parse_time_control("10+0.1") and exp.concurrency == 2 and exp.rounds == 2
     assert exp.challengers == ["a"] and exp.openings.paired
     assert exp.out == Path("results/t")
     assert len(exp.book) == 400
@@ -91,7 +92,7 @@ def test_overrides_replace_games_concurrency_tc_and_out(tmp_path):
     exp = load_experiment(write(tmp_path, text),
                           Overrides(games=6, concurrency=1, tc="2+0.02", out="x/y"))
     assert exp.games == 6 and exp.rounds is None
-    assert exp.concurrency == 1 and exp.tc == "2+0.02"
+    assert exp.concurrency == 1 and exp.tc == parse_time_control("2+0.02")
     assert exp.engine("b").tc is None
     assert exp.out == Path("x/y")
 

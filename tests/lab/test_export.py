@@ -19,8 +19,9 @@ from lab.export import (
     write_moves,
     write_pgn,
 )
-from lab.records import GameRecord, MoveRecord
+from lab.records import GameRecord, MoveRecord, SearchInfo
 from lab.store import open_store
+from timecontrol.control import parse_time_control
 
 
 def game(game_id: str, fen: str, book: list[str], moves: list[tuple[str, dict]],
@@ -31,12 +32,14 @@ def game(game_id: str, fen: str, book: list[str], moves: list[tuple[str, dict]],
     records = []
     for san, fields in moves:
         move = board.parse_san(san)
+        reported = dict(fields)
+        elapsed_ms = reported.pop("elapsed_ms")
         records.append(MoveRecord(ply=len(board.move_stack) + 1, move=move.uci(), san=san,
-                                  **fields))
+                                  elapsed_ms=elapsed_ms, search=SearchInfo(**reported)))
         board.push(move)
     return GameRecord(game_id=game_id, white="A", black="B", result=result,
                       termination=termination, reason=reason, opening_fen=fen,
-                      opening_moves=book, moves=records, tc="10+0.1", round=3,
+                      opening_moves=book, moves=records, tc=parse_time_control("10+0.1"), round=3,
                       started_at="2026-02-03T10:00:00.000+00:00",
                       finished_at="2026-02-03T10:01:00.000+00:00", pair_id="p", **extra)
 
@@ -53,7 +56,7 @@ ODDS = game(
     [("dxe6", {"elapsed_ms": 125000.0, "score_mate": -3, "depth": 20}),
      ("Nc6", {"elapsed_ms": 40.0})],
     "1-0", "time forfeit", "Black loses on time (12 ms overrun)",
-    white_tc="10+0.1", black_tc="5+0.05")
+    white_tc=parse_time_control("10+0.1"), black_tc=parse_time_control("5+0.05"))
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 from lab.engine_process import EnginePool
 from lab.game import GameSetupError, Timeouts, natural_end, play_game, start_board
 from lab.records import Adjudication, EngineSpec, GameRecord, GameTask
+from timecontrol.control import parse_time_control
 
 BOOK_FEN = "r1bqkbnr/p1pp2pp/2n5/1p2pp2/4PP2/8/PPPP2PP/RNBQKBNR w KQkq - 0 5"  # bal0000
 QUICK = Timeouts(stop_grace_s=0.5)
@@ -19,7 +20,7 @@ QUICK = Timeouts(stop_grace_s=0.5)
 def task(white: EngineSpec, black: EngineSpec, tc: str, *, fen: str = chess.STARTING_FEN,
          moves: list[str] | None = None, game_id: str = "g1", margin_ms: int = 0,
          **adjudication: int) -> GameTask:
-    return GameTask(game_id, 1, white, black, tc, fen, list(moves or []),
+    return GameTask(game_id, 1, white, black, parse_time_control(tc), fen, list(moves or []),
                     Adjudication(**adjudication), margin_ms=margin_ms)
 
 
@@ -65,13 +66,14 @@ def test_stockfish_vs_stockfish_at_a_fast_control(stockfish) -> None:
         assert record.reason == "Draw by adjudication: max moves rule"
         assert len(board.move_stack) == 80
     check_clocks(record, 2000, 50, margin_ms=300)
-    assert record.white_tc == record.black_tc == "2+0.05" and record.tc == "2+0.05"
+    assert str(record.white_tc) == str(record.black_tc) == "2+0.05" and str(record.tc) == "2+0.05"
     # Every Stockfish move has its search figures, and the measured time agrees with its own
     # (within bounds that leave room for a machine loaded by other work).
     for move in record.moves:
-        assert move.depth and move.nodes and move.pv and move.reported_ms is not None
-        assert (move.score_cp is None) != (move.score_mate is None)
-    diffs = [m.elapsed_ms - m.reported_ms for m in record.moves]
+        search = move.search
+        assert search.depth and search.nodes and search.pv and search.reported_ms is not None
+        assert (search.score_cp is None) != (search.score_mate is None)
+    diffs = [m.elapsed_ms - m.search.reported_ms for m in record.moves]
     assert abs(statistics.median(diffs)) < 25 and max(abs(d) for d in diffs) < 300
     turnaround = [m.turnaround_ms for m in record.moves[1:]]
     assert record.moves[0].turnaround_ms is None and statistics.median(turnaround) < 30
@@ -88,12 +90,12 @@ def test_stockfish_vs_our_engine_records_its_telemetry(stockfish, tempo) -> None
     ours = record.moves[0::2]
     assert ours and record.worker["white_id"].startswith("Tempo")
     for move in ours:
-        telemetry = move.telemetry
+        telemetry = move.search.telemetry
         assert {"tm", "ply", "used_ms", "nodes", "stop_reason"} <= telemetry.keys()
         assert telemetry["ply"] == move.ply - 1
         # The engine's own account of its time is close to what the harness measured.
         assert abs(telemetry["used_ms"] - move.elapsed_ms) < 100
-    assert all(move.telemetry == {} for move in record.moves[1::2])
+    assert all(move.search.telemetry == {} for move in record.moves[1::2])
 
 
 def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
@@ -104,7 +106,7 @@ def test_a_full_game_against_phalanx_over_xboard(phalanx, stockfish) -> None:
     assert board.is_game_over(claim_draw=True)
     assert record.worker["white_id"] == "Phalanx XXV"
     check_clocks(record, 2000, 50, margin_ms=300)
-    thinking = [m for m in record.moves[::2] if m.depth is not None]
+    thinking = [m for m in record.moves[::2] if m.search.depth is not None]
     assert thinking, "phalanx's thinking output (post) is captured"
 
 
@@ -160,7 +162,7 @@ def test_startpos_time_odds_and_per_move_limits(fake, tmp_path) -> None:
     game = task(fake("w", tc="st=0.2", log=white_log), fake("b", tc="nodes=500", log=black_log),
                 "1+0.1", max_moves=2)
     record = play_game(game)
-    assert (record.white_tc, record.black_tc) == ("st=0.2", "nodes=500")
+    assert (str(record.white_tc), str(record.black_tc)) == ("st=0.2", "nodes=500")
     white = [line for line in white_log.read_text().splitlines()
              if line.split()[0] in ("position", "go")]
     black = [line for line in black_log.read_text().splitlines()
@@ -205,8 +207,6 @@ def test_bad_tasks_raise_a_setup_error_naming_the_game(fake) -> None:
         play_game(task(fake(), fake(), "1+0", fen="not a fen"))
     with pytest.raises(GameSetupError, match="game g1: book move 'e2e5' is not legal"):
         play_game(task(fake(), fake(), "1+0", moves=["e2e5"]))
-    with pytest.raises(GameSetupError, match="game g1, engine 'b': time control '1\\+x'"):
-        play_game(task(fake("w"), fake("b", tc="1+x"), "1+0"))
     with pytest.raises(GameSetupError, match="never ends a search"):
         play_game(task(fake("w"), fake("b"), "inf"))
 

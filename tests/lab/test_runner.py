@@ -20,6 +20,7 @@ from lab.schedule import build_schedule
 from lab.sprt_estimate import sequential_estimate
 from lab.store import open_store
 from lab.tournament import Tournament, faulty_engine
+from timecontrol.control import parse_time_control
 
 STOCKFISH = "/usr/games/stockfish"
 FAKES = Path(__file__).parent / "fakes"
@@ -33,7 +34,7 @@ def sf(name: str, **options) -> EngineSpec:
 def experiment(tmp_path: Path, engines: list[EngineSpec], games: int, tc: str = "nodes=3000",
                sprt: SprtConfig | None = None, concurrency: int = 2) -> Experiment:
     exp = Experiment(
-        name="t", engines=engines, tc=tc, schedule="gauntlet",
+        name="t", engines=engines, tc=parse_time_control(tc), schedule="gauntlet",
         challengers=[engines[0].name], games=games,
         openings=BookConfig(file=str(BOOK), order="random", seed=11),
         concurrency=concurrency, sprt=sprt, out=tmp_path / "out",

@@ -10,6 +10,7 @@ import chess
 from lab.experiment import BookConfig, Experiment, load_book_for
 from lab.records import EngineSpec
 from lab.schedule import build_schedule, encounters, total_games
+from timecontrol.control import parse_time_control
 
 BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
 
@@ -17,7 +18,8 @@ BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
 def experiment(names=("a", "b", "c"), schedule="gauntlet", challengers=("a",), rounds=None,
                games=None, paired=True, order="sequential", seed=0, book=True) -> Experiment:
     exp = Experiment(
-        name="s", engines=[EngineSpec(n, ["/usr/games/stockfish"]) for n in names], tc="1+0.01",
+        name="s", engines=[EngineSpec(n, ["/usr/games/stockfish"]) for n in names],
+        tc=parse_time_control("1+0.01"),
         schedule=schedule, challengers=list(challengers), rounds=rounds, games=games,
         openings=BookConfig(file=str(BOOK) if book else None, order=order, seed=seed,
                             paired=paired),

@@ -8,8 +8,9 @@ import chess
 import pytest
 
 from lab.game import play_game
-from lab.records import GameRecord, GameTask, MoveRecord
+from lab.records import GameRecord, GameTask, MoveRecord, SearchInfo
 from lab.store import DB_NAME, GAME_COLUMNS, MOVE_COLUMNS, StoreError, open_store
+from timecontrol.control import parse_time_control
 
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
@@ -26,15 +27,17 @@ def record(game_id: str = "r0001-e01-g0", sans: str = "Bb5 a6 Ba4 Nf6", book: st
         tm = {"tm": "smooth", "budget_ms": 100 + i, "used_ms": 90 + i, "stop_reason": "budget"}
         moves.append(MoveRecord(
             ply=len(board.move_stack) + 1, move=move.uci(), san=san, elapsed_ms=95.5 + i,
-            clock_before_ms=1000.0 - 100 * i, clock_after_ms=920.0 - 100 * i, reported_ms=94.0,
-            depth=7 + i, seldepth=10, score_cp=35 - 10 * i, nodes=1000 * (i + 1), nps=10000,
-            pv=move.uci(), telemetry=tm if telemetry and i % 2 == 0 else {}))
+            clock_before_ms=1000.0 - 100 * i, clock_after_ms=920.0 - 100 * i,
+            search=SearchInfo(reported_ms=94.0, depth=7 + i, seldepth=10, score_cp=35 - 10 * i,
+                              nodes=1000 * (i + 1), nps=10000, pv=move.uci(),
+                              telemetry=tm if telemetry and i % 2 == 0 else {})))
         board.push(move)
     return GameRecord(
         game_id=game_id, white="new", black="old", result="1/2-1/2", termination="adjudication",
         reason="Draw by adjudication", opening_fen=fen, opening_moves=book.split(), moves=moves,
         started_at="2026-01-02T03:04:05.000+00:00", finished_at="2026-01-02T03:05:05.000+00:00",
-        tc="10+0.1", round=1, pair_id=game_id[:-3], worker={"host": "h", "pid": 7})
+        tc=parse_time_control("10+0.1"), round=1, pair_id=game_id[:-3],
+        worker={"host": "h", "pid": 7})
 
 
 def test_open_creates_a_wal_store_that_survives_a_crash(tmp_path):
@@ -130,8 +133,8 @@ def test_engines_are_recorded_with_identity(tmp_path, stockfish):
 
 
 def test_a_real_game_round_trips(tmp_path, stockfish):
-    task = GameTask("r0001-e01-g0", 1, stockfish("a"), stockfish("b"), "nodes=300", FEN,
-                    pair_id="r0001-e01")
+    task = GameTask("r0001-e01-g0", 1, stockfish("a"), stockfish("b"),
+                    parse_time_control("nodes=300"), FEN, pair_id="r0001-e01")
     played = play_game(task)
     with open_store(tmp_path) as store:
         assert store.add_game(played)

@@ -18,6 +18,7 @@ from lab.experiment import ExperimentError
 from lab.experiment_file import load_experiment
 from lab.game import play_game
 from lab.records import Adjudication, EngineSpec, GameTask
+from timecontrol.control import parse_time_control
 
 STOCKFISH = "/usr/games/stockfish"
 
@@ -159,7 +160,7 @@ def test_stockfish_game_ended_by_real_tables() -> None:
     start = "k7/8/8/8/8/8/1q6/K6R w - - 0 1"
     assert [m.uci() for m in chess.Board(start).legal_moves] == ["a1b2"]
     task = GameTask("tb", 1, engine, EngineSpec("sf2", engine.cmd, options=engine.options),
-                    "nodes=1000", start, [], Adjudication(syzygy=folder))
+                    parse_time_control("nodes=1000"), start, [], Adjudication(syzygy=folder))
     record = play_game(task)
     assert [m.move for m in record.moves] == ["a1b2"]
     assert (record.result, record.termination, record.reason) == (
@@ -177,7 +178,8 @@ def test_a_game_asks_the_tables_after_each_move(tmp_path, monkeypatch) -> None:
     engine = EngineSpec("sf", [STOCKFISH], options={"Threads": 1, "Hash": 16})
     start = "k7/8/8/8/8/8/1q6/K6R w - - 0 1"
     task = GameTask("tb", 1, engine, EngineSpec("sf2", engine.cmd, options=engine.options),
-                    "nodes=1000", start, [], Adjudication(syzygy=str(folder)))
+                    parse_time_control("nodes=1000"), start, [],
+                    Adjudication(syzygy=str(folder)))
     record = play_game(task)
     assert stub.probed == [KRK_BLACK_TO_MOVE]
     assert (record.result, record.termination, record.reason) == (

@@ -105,3 +105,27 @@ def test_canonical_string_round_trips(moves: int | None, base_ms: int, inc_ms: i
         base_ms = 1
     control = TimeControl(moves=moves, base_ms=base_ms, inc_ms=inc_ms)
     assert parse_time_control(str(control)) == control
+
+
+@pytest.mark.parametrize(("text", "factor", "expected"), [
+    ("10+0.1", 1.6, "16+0.16"),
+    ("40/60", 0.5, "40/30"),
+    ("1:30+1", 2.0, "180+2"),
+    ("0.333+0.01", 1.5, "0.5+0.015"),
+    ("st=0.5", 2.0, "st=1"),
+    ("st=0.001", 0.1, "st=0.001"),
+    ("nodes=2000", 3.0, "nodes=2000"),
+    ("depth=8", 0.5, "depth=8"),
+    ("inf", 2.0, "inf"),
+])
+def test_scaled_multiplies_times_only(text: str, factor: float, expected: str) -> None:
+    """A worker's speed factor scales base, increment and st= to the ms (at least 1 ms)."""
+    assert str(parse_time_control(text).scaled(factor)) == expected
+
+
+def test_a_control_is_a_value() -> None:
+    """Equal text gives equal, equally hashed values (usable as keys), immutable."""
+    a, b = parse_time_control("0:10+0.1"), parse_time_control("10+0.1")
+    assert a == b and hash(a) == hash(b) and len({a, b, parse_time_control("10")}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.base_ms = 1  # type: ignore[misc]

@@ -36,6 +36,7 @@ from lab.records import GameRecord  # noqa: E402
 from lab.schedule import build_schedule  # noqa: E402
 from lab.store import open_store  # noqa: E402
 from lab.tournament import Tournament  # noqa: E402
+from timecontrol.control import parse_time_control  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 BOOK = Path(__file__).parents[3] / "experiments" / "books" / "openings_8ply.epd"
@@ -180,7 +181,8 @@ def test_an_sprt_decision_cancels_the_outstanding_games(tmp_path: Path,
                      adjudication={"resign_move_count": 2, "resign_score_cp": 500},
                      sprt={"elo0": 0, "elo1": 400, "alpha": 0.2, "beta": 0.2,
                            "model": "logistic"})
-    exp.engines[0].tc, exp.engines[1].tc = "nodes=2000", "nodes=1"
+    exp.engines[0].tc, exp.engines[1].tc = (parse_time_control("nodes=2000"),
+                                            parse_time_control("nodes=1"))
     tournament = play(exp, dask(DaskSettings(scheduler=cluster.scheduler_address)))
     assert tournament.stop_reason is not None and "H1 accepted" in tournament.stop_reason
     assert not tournament.failed and not tournament.in_flight
@@ -392,7 +394,7 @@ def test_dask_command_line_cluster_with_tls_and_a_slower_worker(tmp_path: Path) 
         settings = DaskSettings.from_table({"kind": "dask", "scheduler": address, **names},
                                            "test.toml", base=certs)
         exp = experiment(tmp_path / "cli", 4)
-        exp.tc = "0.5+0.01"
+        exp.tc = parse_time_control("0.5+0.01")
         for spec in exp.engines:
             spec.tc = None
         tournament = play(exp, dask(settings))

@@ -9,8 +9,9 @@ import chess
 import pytest
 
 from lab.cli import main
-from lab.records import GameRecord, MoveRecord
+from lab.records import GameRecord, MoveRecord, SearchInfo
 from lab.store import DB_NAME, open_store
+from timecontrol.control import parse_time_control
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -46,14 +47,14 @@ def random_game(game_id: str, white: str, black: str, telemetry_for: set[str],
         board.push(move)
         moves.append(MoveRecord(  # ply as the game runner counts it: after the move
             ply=board.ply(), move=move.uci(), san=san, elapsed_ms=elapsed,
-            clock_before_ms=before, clock_after_ms=clocks[turn], nodes=nodes,
-            nps=20000, depth=5, telemetry=telemetry,
+            clock_before_ms=before, clock_after_ms=clocks[turn],
+            search=SearchInfo(nodes=nodes, nps=20000, depth=5, telemetry=telemetry),
         ))
     result = board.result(claim_draw=True)
     return GameRecord(
         game_id=game_id, white=white, black=black, result="1/2-1/2" if result == "*" else result,
         termination="normal" if board.is_game_over() else "adjudication", reason="",
-        opening_fen=chess.STARTING_FEN, moves=moves, tc="5+0.05",
+        opening_fen=chess.STARTING_FEN, moves=moves, tc=parse_time_control("5+0.05"),
         started_at=f"2026-11-21T13:00:{seed:02d}", finished_at=f"2026-11-21T13:01:{seed:02d}",
     )
 
