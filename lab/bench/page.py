@@ -21,9 +21,10 @@ import chess
 from lab.commands.gauntlet import positive_int
 from lab.export import write_pgn
 from lab.page.write import write_run_page
-from lab.records import GameRecord, MoveRecord
+from lab.records import GameRecord, MoveRecord, SearchInfo
 from lab.report import PGN_NAME
 from lab.store import DB_NAME, open_store
+from timecontrol.control import parse_time_control
 
 ENGINES = ("smooth", "fraction", "stockfish")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -65,10 +66,11 @@ def _moves(rng: random.Random, plies: int, telemetry: dict[str, bool]) -> tuple[
                   "stop_reason": "deadline"}
         moves.append(MoveRecord(
             ply=ply, move=move.uci(), san=board.san(move), elapsed_ms=used,
-            clock_before_ms=before, clock_after_ms=clocks[side], reported_ms=used - 1.0,
-            depth=rng.randint(2, 12), seldepth=rng.randint(8, 20),
-            score_cp=rng.randint(-300, 300), nodes=nodes, nps=int(nodes / used * 1000),
-            pv=move.uci(), telemetry=tm))
+            clock_before_ms=before, clock_after_ms=clocks[side],
+            search=SearchInfo(depth=rng.randint(2, 12), seldepth=rng.randint(8, 20),
+                              score_cp=rng.randint(-300, 300), nodes=nodes,
+                              nps=int(nodes / used * 1000), pv=move.uci(),
+                              reported_ms=used - 1.0, telemetry=tm)))
         board.push(move)
     return moves, board.fen()
 
@@ -101,7 +103,8 @@ def build_folder(folder: Path, games: int, seed: int) -> None:
                 opening_fen=chess.STARTING_FEN, moves=moves,
                 started_at=f"2026-01-01T00:{k // 60 % 60:02d}:{k % 60:02d}+00:00",
                 finished_at=f"2026-01-01T01:{k // 60 % 60:02d}:{k % 60:02d}+00:00",
-                tc="10+0.1", round=pair_index + 1, pair_id=f"r{pair_index + 1:04d}",
+                tc=parse_time_control("10+0.1"), round=pair_index + 1,
+                pair_id=f"r{pair_index + 1:04d}",
                 final_fen=fen, worker={"host": "bench"}))
         write_pgn(store, folder / PGN_NAME, "bench-page")
 

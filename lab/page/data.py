@@ -25,6 +25,7 @@ from lab.schedule import total_games
 from lab.sprt_counts import FolderCounts, count_games, is_paired
 from lab.sprt_estimate import SequentialEstimate, sequential_estimate
 from lab.store import read_store
+from timecontrol.control import TimeControlError, parse_time_control
 
 #: Terminations in the order the page lists them; others found in the store follow.
 TERMINATIONS = ("normal", "adjudication", "time forfeit", "rules infraction", "abandoned",
@@ -153,10 +154,11 @@ def scheduled_games(config: dict[str, Any]) -> int | None:
     try:
         book = BookConfig(**config["openings"])
         specs = [EngineSpec(e["name"], list(e.get("cmd") or [])) for e in config["engines"]]
-        exp = Experiment(config["name"], specs, str(config["tc"]), config["schedule"],
+        exp = Experiment(config["name"], specs, parse_time_control(str(config["tc"])),
+                         config["schedule"],
                          list(config.get("challengers") or []), config.get("rounds"),
                          config.get("games"), book)
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, TimeControlError):
         return None
     return total_games(exp)
 
