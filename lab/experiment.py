@@ -42,6 +42,7 @@ The file (every table but `[[engines]]` is optional)::
     name = "new"
     builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
     options = { TimeManager = "smooth" }
+    # revision = "75609c1"             # our engine at a commit (lab.revisions exports its tree)
 
     [[engines]]
     name = "stockfish"
@@ -68,6 +69,7 @@ import tomllib
 from lab.backends.config import BackendError, DaskSettings
 from lab.openings import BookError, Opening, book_format, load_book, order_book
 from lab.records import Adjudication, EngineSpec
+from lab.revisions import RevisionError, revision_environment, revision_tree
 from timecontrol.control import TimeControlError, parse_time_control
 
 #: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
@@ -155,8 +157,8 @@ class Experiment:
         Left out: the number of games or rounds (a run may be extended; game ids are positions in
         the schedule), concurrency, SPRT settings and the output folder. Where things live is
         left out too, so a moved checkout or another virtualenv still resumes: our engine is
-        `builtin:tempo` rather than its interpreter's path, and the book is its file name and
-        the SHA-256 of its content.
+        `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather than its interpreter's path
+        and tree, and the book is its file name and the SHA-256 of its content.
         """
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend"):
@@ -165,6 +167,10 @@ class Experiment:
         for engine in data["engines"]:
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+            revision = engine.pop("revision")  # absent unless set: older folders still resume
+            if revision is not None:  # the commit names the tree and its interpreter
+                engine.update(cmd=[f"{engine['cmd'][0]}@{revision}"], cwd=None)
+                engine["env"].pop("TEMPO_PYPY", None)
         book = data["openings"]
         if book["file"] is not None:
             path = Path(book["file"])
@@ -270,6 +276,15 @@ def _engine(table: _Table, base: Path) -> EngineSpec:
         if not cwd_path.is_dir():
             raise table.error(f"working directory {cwd_path} does not exist")
         cwd = str(cwd_path)
+    revision = table.get("revision", str)
+    if revision is not None:
+        if builtin is None or cwd is not None:
+            raise table.error("key 'revision' needs 'builtin' and no 'cwd'")
+        try:
+            revision, tree = revision_tree(revision)
+        except RevisionError as exc:
+            raise table.error(str(exc)) from None
+        cwd, env, default_name = str(tree), {**revision_environment(), **env}, revision[:7]
     if builtin is None:
         command = [_resolve_binary(command[0], base, cwd)] + command[1:]
     protocol = table.get("protocol", str, "uci")
@@ -289,6 +304,7 @@ def _engine(table: _Table, base: Path) -> EngineSpec:
         env=env,
         startup_timeout_s=float(table.get("startup_timeout", (int, float), 10.0)),
         tc=_check_tc(tc, f"{table.source}: {table.where}") if tc is not None else None,
+        revision=revision,
     )
     table.done()
     return spec
