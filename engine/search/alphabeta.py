@@ -52,6 +52,11 @@ DELTA_MARGIN = 200
 PLAUSIBILITY_DEPTH = 3
 """Quiet moves are ordered by full plausibility from this remaining depth on, by history below."""
 FIRST_ITERATION_EBF = 4.0
+NULL_MOVE = chess.Move.null()
+NULL_MIN_DEPTH = 2
+"""Null-move pruning from this remaining depth on."""
+NULL_VERIFY_DEPTH = 12
+"""From this depth on a null-move cutoff is confirmed by a search without null moves (zugzwang)."""
 
 
 class SearchStopped(Exception):
@@ -92,6 +97,19 @@ def by_key(item: tuple[int, chess.Move]) -> int:
     return item[0]
 
 
+def has_non_pawn_material(board: chess.Board) -> bool:
+    """Whether the side to move has a piece besides its king and pawns: without one, zugzwang is
+    common and passing is no bound on what it can do (CPW "Null Move Pruning", zugzwang)."""
+    return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
+
+def null_move_reduction(depth: int, static_eval: int, beta: int) -> int:
+    """Plies the null-move search is reduced by: 3 + depth / 3, plus up to 3 more the further the
+    static evaluation is above beta (per 200 cp), as in Stockfish's `search.cpp`
+    (docs/reference/search_selectivity.md, "Null move")."""
+    return 3 + depth // 3 + min(3, (static_eval - beta) // 200)
+
+
 class AlphaBetaSearch:
     """One search of one position; `run()` does the iterative deepening and returns the result."""
 
@@ -120,6 +138,8 @@ class AlphaBetaSearch:
         self.root_pv: list[chess.Move] = []
         self.lines: list[RootLine] = []
         self.stop_reason = ""
+        self.null_min_ply = 0
+        """No null move before this ply (set while a null-move cutoff is being verified)."""
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -338,6 +358,11 @@ class AlphaBetaSearch:
                                                      in_check)
         if score is not None:
             return score
+        if not pv_node and not in_check:
+            static_eval = self.evaluate(board)
+            score = self.null_move_cutoff(board, depth, beta, static_eval, ply)
+            if score is not None:
+                return score
         best = -INFINITE
         best_move = None
         old_alpha = alpha
@@ -415,6 +440,43 @@ class AlphaBetaSearch:
                 if not board.is_pseudo_legal(tt_move):
                     tt_move = None
         return None, depth, key, tt_move
+
+    def null_move_cutoff(self, board: chess.Board, depth: int, beta: int, static_eval: int,
+                         ply: int) -> int | None:
+        """Null-move pruning (CPW "Null Move Pruning"): a side so far ahead that passing, searched
+        `null_move_reduction` plies shallower with a null window, still reaches beta has a cutoff.
+
+        Not after a null move, not without non-pawn material (zugzwang), not when beta is a mate
+        score, and the result is never returned as a mate (a pass proves no mate); from
+        NULL_VERIFY_DEPTH on the cutoff is confirmed by a reduced search without null moves in
+        the next plies (Stockfish's verification search). The caller rules out PV nodes and
+        check. The repetition history is cut at the pass (half-move clock 0), so no line through
+        it is scored as a repetition. Returns the score to return, or None to search the moves.
+        """
+        if (
+            depth < NULL_MIN_DEPTH
+            or static_eval < beta
+            or abs(beta) >= MATE_BOUND
+            or ply < self.null_min_ply
+            or not board.move_stack[-1]
+            or not has_non_pawn_material(board)
+        ):
+            return None
+        reduction = null_move_reduction(depth, static_eval, beta)
+        board.push(NULL_MOVE)
+        board.halfmove_clock = 0
+        score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
+        board.pop()
+        if score < beta:
+            return None
+        score = min(score, MATE_BOUND - 1)
+        if depth < NULL_VERIFY_DEPTH:
+            return score
+        before = self.null_min_ply
+        self.null_min_ply = ply + 3 * (depth - reduction) // 4
+        verified = self.search(depth - reduction, beta - 1, beta, ply, False)
+        self.null_min_ply = before
+        return score if verified >= beta else None
 
     def is_draw(self, board: chess.Board, key: int, in_check: bool) -> bool:
         """Repetition (of any earlier position since the last irreversible move), the fifty-move

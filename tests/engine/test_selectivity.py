@@ -1,0 +1,76 @@
+"""Selective alpha-beta: each pruning or reduction saves nodes (the test fails if it is removed),
+keeps the answers of solved positions, and never turns a pass or a bound into a mate score.
+
+Searches run in process to a fixed depth, so node counts are deterministic.
+"""
+
+from __future__ import annotations
+
+import chess
+import pytest
+
+import engine.search.alphabeta as alphabeta
+from engine.evaluate import Evaluator
+from engine.score import MATE_BOUND
+from engine.search.context import SearchContext
+from engine.tt import TranspositionTable
+from timecontrol.stopper import ChainedStopper, DepthStopper
+
+ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+QGD = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 2 9"
+
+
+def context(fen: str, depth: int) -> SearchContext:
+    return SearchContext(
+        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
+        stopper=ChainedStopper([DepthStopper(depth)]), send=lambda line: None,
+    )
+
+
+def run(fen: str, depth: int):
+    return alphabeta.search(context(fen, depth))
+
+
+def nodes(fen: str, depth: int) -> int:
+    return run(fen, depth).nodes
+
+
+def test_null_move_pruning_saves_nodes(monkeypatch):
+    with_null = nodes(ITALIAN, 5) + nodes(QGD, 5)
+    monkeypatch.setattr(alphabeta, "NULL_MIN_DEPTH", 10**6)
+    without = nodes(ITALIAN, 5) + nodes(QGD, 5)
+    assert with_null < 0.85 * without, (with_null, without)
+
+
+def test_null_move_reduction_follows_depth_and_margin():
+    assert alphabeta.null_move_reduction(3, 100, 100) == 4
+    assert alphabeta.null_move_reduction(9, 150, 100) == 6
+    assert alphabeta.null_move_reduction(9, 500, 100) == 8
+    assert alphabeta.null_move_reduction(12, 5000, 0) == 10  # at most 3 for the margin
+
+
+@pytest.mark.parametrize(("fen", "expected"), [
+    ("8/5k2/8/3p4/3P4/5K2/8/8 w - - 0 1", False),  # kings and pawns: zugzwang territory
+    ("8/5k2/8/3p4/3P4/5K2/8/5B2 w - - 0 1", True),
+    ("8/5k2/8/3p4/3P4/5K2/8/5b2 w - - 0 1", False),  # only the side to move's pieces count
+])
+def test_zugzwang_guard_needs_a_piece_besides_king_and_pawns(fen, expected):
+    assert alphabeta.has_non_pawn_material(chess.Board(fen)) is expected
+
+
+ROOK_LADDER = "6k1/R7/8/8/8/8/8/1R4K1 b - - 0 1"
+"""After ...Kg8-h8, White to move: even if White passes, Black's only move ...Kg8 allows Rb8#."""
+
+
+def test_a_pass_that_still_mates_is_a_cutoff_but_never_a_mate_score():
+    board = chess.Board(ROOK_LADDER)
+    board.push(chess.Move.from_uci("g8h8"))
+    ctx = context(ROOK_LADDER, 99)
+    ctx.board = board
+    search = alphabeta.AlphaBetaSearch(ctx)
+    static = search.evaluate(board)
+    # depth 9: reduction 3 + 3 + 0, so the pass is searched 2 plies deep and finds the mate
+    assert alphabeta.null_move_reduction(9, static, static - 1) == 6
+    score = search.null_move_cutoff(board, 9, static - 1, static, 1)
+    assert score is not None and static - 1 <= score < MATE_BOUND
+    assert search.null_move_cutoff(board, 9, MATE_BOUND + 3, static, 1) is None  # mate window
