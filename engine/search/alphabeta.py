@@ -10,6 +10,7 @@ replaces the move selection of interior nodes.
 
 from __future__ import annotations
 
+import math
 import time
 
 import chess
@@ -57,6 +58,10 @@ NULL_MIN_DEPTH = 2
 """Null-move pruning from this remaining depth on."""
 NULL_VERIFY_DEPTH = 12
 """From this depth on a null-move cutoff is confirmed by a search without null moves (zugzwang)."""
+LMR_MIN_DEPTH = 3
+"""Late move reductions from this remaining depth on."""
+LMR_GOOD_HISTORY = 400
+"""A quiet move whose history counter reaches this is reduced one ply less."""
 
 
 class SearchStopped(Exception):
@@ -101,6 +106,19 @@ def has_non_pawn_material(board: chess.Board) -> bool:
     """Whether the side to move has a piece besides its king and pawns: without one, zugzwang is
     common and passing is no bound on what it can do (CPW "Null Move Pruning", zugzwang)."""
     return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
+
+def late_move_reduction(depth: int, move_number: int, pv_node: bool, history: int) -> int:
+    """Plies a late quiet move is searched shallower: floor(0.75 + ln(depth) ln(move number) /
+    2.25), one less at PV nodes and for a move with a good history, never leaving less than one
+    ply (CPW "Late Move Reductions"; the log formula as in docs/reference/search_selectivity.md,
+    "LMR")."""
+    reduction = int(0.75 + math.log(depth) * math.log(move_number) / 2.25)
+    if pv_node:
+        reduction -= 1
+    if history >= LMR_GOOD_HISTORY:
+        reduction -= 1
+    return max(0, min(reduction, depth - 2))
 
 
 def null_move_reduction(depth: int, static_eval: int, beta: int) -> int:
@@ -371,6 +389,7 @@ class AlphaBetaSearch:
         keys.append(key)
         pv = self.pv
         for move in self.moves(board, tt_move, ply, depth, in_check):
+            quiet = not move.promotion and not board.is_capture(move)
             board.push(move)
             if not in_check and board.was_into_check():
                 board.pop()
@@ -381,7 +400,10 @@ class AlphaBetaSearch:
             if legal == 1:
                 score = -self.search(depth - 1, -beta, -alpha, ply + 1, pv_node)
             else:
-                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                reduction = self.reduction(move, quiet, depth, legal, ply, pv_node, in_check)
+                score = -self.search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                if reduction and score > alpha:
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self.search(depth - 1, -beta, -alpha, ply + 1, True)
             board.pop()
@@ -393,7 +415,7 @@ class AlphaBetaSearch:
                     if pv_node:
                         pv[ply] = [move, *pv[ply + 1]]
                     if score >= beta:
-                        if not move.promotion and not board.is_capture(move):
+                        if quiet:
                             self.reward_quiet(move, ply, depth)
                         break
         keys.pop()
@@ -477,6 +499,24 @@ class AlphaBetaSearch:
         verified = self.search(depth - reduction, beta - 1, beta, ply, False)
         self.null_min_ply = before
         return score if verified >= beta else None
+
+    def reduction(self, move: chess.Move, quiet: bool, depth: int, move_number: int, ply: int,
+                  pv_node: bool, in_check: bool) -> int:
+        """Late move reduction of `move`, already made (CPW "Late Move Reductions"): a quiet move
+        late in the order, from LMR_MIN_DEPTH on, not a killer, not in check and not giving
+        check; the third move on at PV nodes, the second elsewhere. 0 for any other move."""
+        board = self.board
+        if (
+            not quiet
+            or depth < LMR_MIN_DEPTH
+            or in_check
+            or move_number < (3 if pv_node else 2)
+            or move in self.killers[ply]
+            or board.is_check()
+        ):
+            return 0
+        history = self.history[not board.turn][move.from_square << 6 | move.to_square]
+        return late_move_reduction(depth, move_number, pv_node, history)
 
     def is_draw(self, board: chess.Board, key: int, in_check: bool) -> bool:
         """Repetition (of any earlier position since the last irreversible move), the fifty-move

@@ -74,3 +74,22 @@ def test_a_pass_that_still_mates_is_a_cutoff_but_never_a_mate_score():
     score = search.null_move_cutoff(board, 9, static - 1, static, 1)
     assert score is not None and static - 1 <= score < MATE_BOUND
     assert search.null_move_cutoff(board, 9, MATE_BOUND + 3, static, 1) is None  # mate window
+
+
+def test_late_move_reductions_save_nodes(monkeypatch):
+    reduced = nodes(ITALIAN, 5) + nodes(QGD, 5)
+    monkeypatch.setattr(alphabeta, "LMR_MIN_DEPTH", 10**6)
+    full = nodes(ITALIAN, 5) + nodes(QGD, 5)
+    assert reduced < 0.85 * full, (reduced, full)
+
+
+@pytest.mark.parametrize(("depth", "move_number", "pv_node", "history", "expected"), [
+    (3, 2, False, 0, 1),    # 0.75 + ln 3 ln 2 / 2.25 = 1.09
+    (8, 20, False, 0, 3),   # 0.75 + ln 8 ln 20 / 2.25 = 3.74
+    (8, 20, True, 0, 2),    # one less at PV nodes
+    (8, 20, True, 400, 1),  # and one less for a good history
+    (3, 40, False, 0, 1),   # 2.62, but at least one ply is left
+    (3, 2, True, 0, 0),     # never below 0
+])
+def test_late_move_reduction_table(depth, move_number, pv_node, history, expected):
+    assert alphabeta.late_move_reduction(depth, move_number, pv_node, history) == expected
