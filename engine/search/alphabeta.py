@@ -19,6 +19,7 @@ from engine.ordering import (
     PROMOTION_RANKS,
     capture_gain,
     capture_search_moves,
+    gives_check,
     plausibility,
     quiet_order_key,
 )
@@ -37,6 +38,8 @@ from engine.tt import EXACT, LOWER, UPPER, encode_move
 from timecontrol.stopper import SearchStats, StopperHints
 
 MAX_PLY = 100
+MAX_MOVES = 256
+"""More moves than any position has."""
 CHECK_INTERVAL = 1024
 """Most nodes between two stopper checks (see `schedule_check`)."""
 CHECK_WINDOW_MS = 5.0
@@ -62,6 +65,8 @@ LMR_MIN_DEPTH = 3
 """Late move reductions from this remaining depth on."""
 LMR_GOOD_HISTORY = 400
 """A quiet move whose history counter reaches this is reduced one ply less."""
+SHALLOW_DEPTH = 6
+"""Reverse futility, futility and late move pruning up to this remaining depth."""
 
 
 class SearchStopped(Exception):
@@ -121,6 +126,26 @@ def late_move_reduction(depth: int, move_number: int, pv_node: bool, history: in
     return max(0, min(reduction, depth - 2))
 
 
+def reverse_futility_margin(depth: int, improving: bool) -> int:
+    """How far the static evaluation must stand above beta for a shallow node to be cut without
+    searching (CPW "Reverse Futility Pruning"): 80 cp per ply, one ply less when the position is
+    improving (docs/reference/search_selectivity.md, "Reverse futility")."""
+    return 80 * (depth - improving)
+
+
+def futility_margin(depth: int) -> int:
+    """What a quiet move is allowed to gain at a shallow node (CPW "Futility Pruning"):
+    100 + 100 cp per ply (docs/reference/search_selectivity.md, "Futility")."""
+    return 100 + 100 * depth
+
+
+def late_move_count(depth: int, improving: bool) -> int:
+    """Quiet moves searched at a shallow node before the rest are pruned (CPW "Late Move
+    Pruning"): (3 + depth^2), halved when not improving (docs/reference/search_selectivity.md,
+    "Late move pruning")."""
+    return (3 + depth * depth) // (1 if improving else 2)
+
+
 def null_move_reduction(depth: int, static_eval: int, beta: int) -> int:
     """Plies the null-move search is reduced by: 3 + depth / 3, plus up to 3 more the further the
     static evaluation is above beta (per 200 cp), as in Stockfish's `search.cpp`
@@ -158,6 +183,8 @@ class AlphaBetaSearch:
         self.stop_reason = ""
         self.null_min_ply = 0
         """No null move before this ply (set while a null-move cutoff is being verified)."""
+        self.static_evals: list[int | None] = [None] * (MAX_PLY + 2)
+        """Static evaluation of the node at each ply of the current line (None in check)."""
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -376,11 +403,19 @@ class AlphaBetaSearch:
                                                      in_check)
         if score is not None:
             return score
-        if not pv_node and not in_check:
-            static_eval = self.evaluate(board)
+        static_eval = None if in_check else self.evaluate(board)
+        self.static_evals[ply] = static_eval
+        improving = self.is_improving(ply)
+        if not pv_node and static_eval is not None:
+            if self.reverse_futility_cutoff(depth, beta, static_eval, improving):
+                return static_eval
             score = self.null_move_cutoff(board, depth, beta, static_eval, ply)
             if score is not None:
                 return score
+        shallow = (not pv_node and static_eval is not None and depth <= SHALLOW_DEPTH
+                   and -MATE_BOUND < alpha and beta < MATE_BOUND)
+        futile = shallow and static_eval + futility_margin(depth) <= alpha
+        quiets_left = late_move_count(depth, improving) if shallow else MAX_MOVES
         best = -INFINITE
         best_move = None
         old_alpha = alpha
@@ -390,11 +425,15 @@ class AlphaBetaSearch:
         pv = self.pv
         for move in self.moves(board, tt_move, ply, depth, in_check):
             quiet = not move.promotion and not board.is_capture(move)
+            if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
+                continue
             board.push(move)
             if not in_check and board.was_into_check():
                 board.pop()
                 continue
             legal += 1
+            if quiet:
+                quiets_left -= 1
             if pv_node:
                 pv[ply + 1] = []
             if legal == 1:
@@ -462,6 +501,23 @@ class AlphaBetaSearch:
                 if not board.is_pseudo_legal(tt_move):
                     tt_move = None
         return None, depth, key, tt_move
+
+    def is_improving(self, ply: int) -> bool:
+        """Whether the static evaluation is higher than two plies earlier, for the same side
+        (CPW "Improving"); taken as improving when either is unknown (in check, near the root),
+        which prunes less."""
+        now = self.static_evals[ply]
+        before = self.static_evals[ply - 2] if ply >= 2 else None
+        return now is None or before is None or now > before
+
+    def reverse_futility_cutoff(self, depth: int, beta: int, static_eval: int,
+                                improving: bool) -> bool:
+        """Reverse futility pruning (static null move, CPW "Reverse Futility Pruning"): at a
+        shallow non-PV node not in check, a static evaluation that beats beta by
+        `reverse_futility_margin` is a cutoff; never when beta is a mate score (the static
+        evaluation is never one)."""
+        return (depth <= SHALLOW_DEPTH and beta < MATE_BOUND
+                and static_eval - reverse_futility_margin(depth, improving) >= beta)
 
     def null_move_cutoff(self, board: chess.Board, depth: int, beta: int, static_eval: int,
                          ply: int) -> int | None:
