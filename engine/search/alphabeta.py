@@ -19,6 +19,7 @@ from engine.ordering import (
     PROMOTION_RANKS,
     capture_gain,
     capture_search_moves,
+    exchange_gain,
     gives_check,
     plausibility,
     quiet_order_key,
@@ -590,8 +591,9 @@ class AlphaBetaSearch:
 
     def moves(self, board: chess.Board, tt_move: chess.Move | None, ply: int, depth: int,
               in_check: bool):
-        """Moves in search order: table move, good captures and promotions by expected gain,
-        killers, quiet moves (plausibility near the root, history below), losing captures.
+        """Moves in search order: table move, captures and promotions that do not lose material
+        by static exchange (by expected gain), killers, quiet moves (plausibility near the root,
+        history below), losing captures.
 
         Pseudo-legal except in check (evasions are generated legal); the caller tests legality.
         """
@@ -611,11 +613,11 @@ class AlphaBetaSearch:
         if tt_move is not None:
             yield tt_move
         us = board.turn
-        noisy = [(capture_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
+        noisy = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
         pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
         if pawns:
             for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
-                noisy.append((capture_gain(board, move), move))
+                noisy.append((exchange_gain(board, move), move))
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:
