@@ -124,8 +124,8 @@ class Experiment:
         Left out: the number of games or rounds (a run may be extended; game ids are positions in
         the schedule), concurrency, SPRT settings and the output folder. Where things live is
         left out too, so a moved checkout or another virtualenv still resumes: our engine is
-        `builtin:tempo` rather than its interpreter's path, and the book is its file name and
-        the SHA-256 of its content.
+        `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather than its interpreter's path
+        and tree, and the book is its file name and the SHA-256 of its content.
         """
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log"):
@@ -134,6 +134,10 @@ class Experiment:
         for engine in data["engines"]:
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+            revision = engine.pop("revision")  # absent unless set: older folders still resume
+            if revision is not None:  # the commit names the tree and its interpreter
+                engine.update(cmd=[f"{engine['cmd'][0]}@{revision}"], cwd=None)
+                engine["env"].pop("TEMPO_PYPY", None)
         for table, key, default in LATER_KEYS:
             if data[table].get(key, default) == default:
                 data[table].pop(key, None)

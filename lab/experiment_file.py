@@ -50,6 +50,7 @@ The file (every table but `[[engines]]` is optional)::
     name = "new"
     builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
     options = { TimeManager = "smooth" }
+    # revision = "75609c1"             # our engine at a commit (lab.revisions exports its tree)
 
     [[engines]]
     name = "stockfish"
@@ -84,6 +85,7 @@ from lab.experiment import (
 )
 from lab.openings import POLYGLOT_PICKS
 from lab.records import Adjudication, EngineSpec
+from lab.revisions import RevisionError, revision_environment, revision_tree
 from lab.toml_table import TomlTable
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
 
@@ -127,6 +129,15 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         if not cwd_path.is_dir():
             raise table.error(f"working directory {cwd_path} does not exist")
         cwd = str(cwd_path)
+    revision = table.get("revision", str)
+    if revision is not None:
+        if builtin is None or cwd is not None:
+            raise table.error("key 'revision' needs 'builtin' and no 'cwd'")
+        try:
+            revision, tree = revision_tree(revision)
+        except RevisionError as exc:
+            raise table.error(str(exc)) from None
+        cwd, env, default_name = str(tree), {**revision_environment(), **env}, revision[:7]
     if builtin is None:
         command = [_resolve_binary(command[0], base, cwd)] + command[1:]
     protocol = table.get("protocol", str, "uci")
@@ -146,6 +157,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         env=env,
         startup_timeout_s=float(table.get("startup_timeout", (int, float), 10.0)),
         tc=_check_tc(tc, f"{table.source}: {table.where}") if tc is not None else None,
+        revision=revision,
     )
     table.done()
     return spec

@@ -49,7 +49,8 @@ class EngineSpec:
     `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it
     to our engine's launcher). `env` is added to the process environment (for our engine,
     `TEMPO_ENGINE_PYTHON=pypy|cpython` picks the interpreter). `tc` overrides the experiment's time
-    control for this engine.
+    control for this engine. `revision` is the commit our engine was taken from when the experiment
+    named one (`cwd` is then that commit's exported tree, see `lab.revisions`).
     """
 
     name: str
@@ -60,6 +61,7 @@ class EngineSpec:
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
     tc: TimeControl | None = None
+    revision: str | None = None
 
 
 @dataclass

@@ -15,6 +15,7 @@ replaces the move selection of interior nodes.
 
 from __future__ import annotations
 
+import math
 import time
 
 import chess
@@ -23,6 +24,8 @@ from engine.ordering import (
     PROMOTION_RANKS,
     capture_gain,
     capture_search_moves,
+    exchange_gain,
+    gives_check,
     plausibility,
     quiet_order_key,
 )
@@ -42,6 +45,8 @@ from engine.tt import EXACT, LOWER, UPPER, encode_move
 from timecontrol.stopper import SearchStats
 
 MAX_PLY = 100
+MAX_MOVES = 256
+"""More moves than any position has."""
 CHECK_INTERVAL = 1024
 """Most nodes between two stopper checks (see `schedule_check`)."""
 MIN_CHECK_INTERVAL = 16
@@ -56,6 +61,17 @@ SCORE_DROP_CP = 30
 """An iteration whose score falls this far below that of two iterations before (same parity: the
 scores of odd and even depths differ by about a tempo) asks for more time (Stockfish's
 falling-eval factor; Lc0's kNeedMoreTime hint, read by smooth-lc0), as does a new best move."""
+NULL_MOVE = chess.Move.null()
+NULL_MIN_DEPTH = 2
+"""Null-move pruning from this remaining depth on."""
+NULL_VERIFY_DEPTH = 12
+"""From this depth on a null-move cutoff is confirmed by a search without null moves (zugzwang)."""
+LMR_MIN_DEPTH = 3
+"""Late move reductions from this remaining depth on."""
+LMR_GOOD_HISTORY = 400
+"""A quiet move whose history counter reaches this is reduced one ply less."""
+SHALLOW_DEPTH = 6
+"""Reverse futility, futility and late move pruning up to this remaining depth."""
 
 
 class SearchStopped(Exception):
@@ -96,6 +112,52 @@ def by_key(item: tuple[int, chess.Move]) -> int:
     return item[0]
 
 
+def has_non_pawn_material(board: chess.Board) -> bool:
+    """Whether the side to move has a piece besides its king and pawns: without one, zugzwang is
+    common and passing is no bound on what it can do (CPW "Null Move Pruning", zugzwang)."""
+    return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
+
+def late_move_reduction(depth: int, move_number: int, pv_node: bool, history: int) -> int:
+    """Plies a late quiet move is searched shallower: floor(0.75 + ln(depth) ln(move number) /
+    2.25), one less at PV nodes and for a move with a good history, never leaving less than one
+    ply (CPW "Late Move Reductions"; the log formula as in docs/reference/search_selectivity.md,
+    "LMR")."""
+    reduction = int(0.75 + math.log(depth) * math.log(move_number) / 2.25)
+    if pv_node:
+        reduction -= 1
+    if history >= LMR_GOOD_HISTORY:
+        reduction -= 1
+    return max(0, min(reduction, depth - 2))
+
+
+def reverse_futility_margin(depth: int, improving: bool) -> int:
+    """How far the static evaluation must stand above beta for a shallow node to be cut without
+    searching (CPW "Reverse Futility Pruning"): 80 cp per ply, one ply less when the position is
+    improving (docs/reference/search_selectivity.md, "Reverse futility")."""
+    return 80 * (depth - improving)
+
+
+def futility_margin(depth: int) -> int:
+    """What a quiet move is allowed to gain at a shallow node (CPW "Futility Pruning"):
+    100 + 100 cp per ply (docs/reference/search_selectivity.md, "Futility")."""
+    return 100 + 100 * depth
+
+
+def late_move_count(depth: int, improving: bool) -> int:
+    """Quiet moves searched at a shallow node before the rest are pruned (CPW "Late Move
+    Pruning"): (3 + depth^2), halved when not improving (docs/reference/search_selectivity.md,
+    "Late move pruning")."""
+    return (3 + depth * depth) // (1 if improving else 2)
+
+
+def null_move_reduction(depth: int, static_eval: int, beta: int) -> int:
+    """Plies the null-move search is reduced by: 3 + depth / 3, plus up to 3 more the further the
+    static evaluation is above beta (per 200 cp), as in Stockfish's `search.cpp`
+    (docs/reference/search_selectivity.md, "Null move")."""
+    return 3 + depth // 3 + min(3, (static_eval - beta) // 200)
+
+
 class AlphaBetaSearch:
     """One search of one position; `run()` does the iterative deepening and returns the result."""
 
@@ -125,6 +187,10 @@ class AlphaBetaSearch:
         self.root_pv: list[chess.Move] = []
         self.lines: list[RootLine] = []
         self.stop_reason = ""
+        self.null_min_ply = 0
+        """No null move before this ply (set while a null-move cutoff is being verified)."""
+        self.static_evals: list[int | None] = [None] * (MAX_PLY + 2)
+        """Static evaluation of the node at each ply of the current line (None in check)."""
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -346,6 +412,19 @@ class AlphaBetaSearch:
                                                      in_check)
         if score is not None:
             return score
+        static_eval = None if in_check else self.evaluate(board)
+        self.static_evals[ply] = static_eval
+        improving = self.is_improving(ply)
+        if not pv_node and static_eval is not None:
+            if self.reverse_futility_cutoff(depth, beta, static_eval, improving):
+                return static_eval
+            score = self.null_move_cutoff(board, depth, beta, static_eval, ply)
+            if score is not None:
+                return score
+        shallow = (not pv_node and static_eval is not None and depth <= SHALLOW_DEPTH
+                   and -MATE_BOUND < alpha and beta < MATE_BOUND)
+        futile = shallow and static_eval + futility_margin(depth) <= alpha
+        quiets_left = late_move_count(depth, improving) if shallow else MAX_MOVES
         best = -INFINITE
         best_move = None
         old_alpha = alpha
@@ -354,17 +433,25 @@ class AlphaBetaSearch:
         keys.append(key)
         pv = self.pv
         for move in self.moves(board, tt_move, ply, depth, in_check):
+            quiet = not move.promotion and not board.is_capture(move)
+            if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
+                continue
             board.push(move)
             if not in_check and board.was_into_check():
                 board.pop()
                 continue
             legal += 1
+            if quiet:
+                quiets_left -= 1
             if pv_node:
                 pv[ply + 1] = []
             if legal == 1:
                 score = -self.search(depth - 1, -beta, -alpha, ply + 1, pv_node)
             else:
-                score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
+                reduction = self.reduction(move, quiet, depth, legal, ply, pv_node, in_check)
+                score = -self.search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, False)
+                if reduction and score > alpha:
+                    score = -self.search(depth - 1, -alpha - 1, -alpha, ply + 1, False)
                 if pv_node and alpha < score < beta:
                     score = -self.search(depth - 1, -beta, -alpha, ply + 1, True)
             board.pop()
@@ -376,7 +463,7 @@ class AlphaBetaSearch:
                     if pv_node:
                         pv[ply] = [move, *pv[ply + 1]]
                     if score >= beta:
-                        if not move.promotion and not board.is_capture(move):
+                        if quiet:
                             self.reward_quiet(move, ply, depth)
                         break
         keys.pop()
@@ -424,6 +511,78 @@ class AlphaBetaSearch:
                     tt_move = None
         return None, depth, key, tt_move
 
+    def is_improving(self, ply: int) -> bool:
+        """Whether the static evaluation is higher than two plies earlier, for the same side
+        (CPW "Improving"); taken as improving when either is unknown (in check, near the root),
+        which prunes less."""
+        now = self.static_evals[ply]
+        before = self.static_evals[ply - 2] if ply >= 2 else None
+        return now is None or before is None or now > before
+
+    def reverse_futility_cutoff(self, depth: int, beta: int, static_eval: int,
+                                improving: bool) -> bool:
+        """Reverse futility pruning (static null move, CPW "Reverse Futility Pruning"): at a
+        shallow non-PV node not in check, a static evaluation that beats beta by
+        `reverse_futility_margin` is a cutoff; never when beta is a mate score (the static
+        evaluation is never one)."""
+        return (depth <= SHALLOW_DEPTH and beta < MATE_BOUND
+                and static_eval - reverse_futility_margin(depth, improving) >= beta)
+
+    def null_move_cutoff(self, board: chess.Board, depth: int, beta: int, static_eval: int,
+                         ply: int) -> int | None:
+        """Null-move pruning (CPW "Null Move Pruning"): a side so far ahead that passing, searched
+        `null_move_reduction` plies shallower with a null window, still reaches beta has a cutoff.
+
+        Not after a null move, not without non-pawn material (zugzwang), not when beta is a mate
+        score, and the result is never returned as a mate (a pass proves no mate); from
+        NULL_VERIFY_DEPTH on the cutoff is confirmed by a reduced search without null moves in
+        the next plies (Stockfish's verification search). The caller rules out PV nodes and
+        check. The repetition history is cut at the pass (half-move clock 0), so no line through
+        it is scored as a repetition. Returns the score to return, or None to search the moves.
+        """
+        if (
+            depth < NULL_MIN_DEPTH
+            or static_eval < beta
+            or abs(beta) >= MATE_BOUND
+            or ply < self.null_min_ply
+            or not board.move_stack[-1]
+            or not has_non_pawn_material(board)
+        ):
+            return None
+        reduction = null_move_reduction(depth, static_eval, beta)
+        board.push(NULL_MOVE)
+        board.halfmove_clock = 0
+        score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
+        board.pop()
+        if score < beta:
+            return None
+        score = min(score, MATE_BOUND - 1)
+        if depth < NULL_VERIFY_DEPTH:
+            return score
+        before = self.null_min_ply
+        self.null_min_ply = ply + 3 * (depth - reduction) // 4
+        verified = self.search(depth - reduction, beta - 1, beta, ply, False)
+        self.null_min_ply = before
+        return score if verified >= beta else None
+
+    def reduction(self, move: chess.Move, quiet: bool, depth: int, move_number: int, ply: int,
+                  pv_node: bool, in_check: bool) -> int:
+        """Late move reduction of `move`, already made (CPW "Late Move Reductions"): a quiet move
+        late in the order, from LMR_MIN_DEPTH on, not a killer, not in check and not giving
+        check; the third move on at PV nodes, the second elsewhere. 0 for any other move."""
+        board = self.board
+        if (
+            not quiet
+            or depth < LMR_MIN_DEPTH
+            or in_check
+            or move_number < (3 if pv_node else 2)
+            or move in self.killers[ply]
+            or board.is_check()
+        ):
+            return 0
+        history = self.history[not board.turn][move.from_square << 6 | move.to_square]
+        return late_move_reduction(depth, move_number, pv_node, history)
+
     def is_draw(self, board: chess.Board, key: int, in_check: bool) -> bool:
         """Repetition (of any earlier position since the last irreversible move), the fifty-move
         rule (unless the position is mate) and insufficient material."""
@@ -440,8 +599,9 @@ class AlphaBetaSearch:
 
     def moves(self, board: chess.Board, tt_move: chess.Move | None, ply: int, depth: int,
               in_check: bool):
-        """Moves in search order: table move, good captures and promotions by expected gain,
-        killers, quiet moves (plausibility near the root, history below), losing captures.
+        """Moves in search order: table move, captures and promotions that do not lose material
+        by static exchange (by expected gain), killers, quiet moves (plausibility near the root,
+        history below), losing captures.
 
         Pseudo-legal except in check (evasions are generated legal); the caller tests legality.
         """
@@ -461,11 +621,11 @@ class AlphaBetaSearch:
         if tt_move is not None:
             yield tt_move
         us = board.turn
-        noisy = [(capture_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
+        noisy = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
         pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
         if pawns:
             for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
-                noisy.append((capture_gain(board, move), move))
+                noisy.append((exchange_gain(board, move), move))
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:

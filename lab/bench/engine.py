@@ -3,6 +3,8 @@
 Each run is a separate engine process (`tempo-engine bench`, interpreter forced with
 `TEMPO_ENGINE_PYTHON`), so the lab never imports the engine. The node count must agree between
 runs of one interpreter (it is the engine's signature); nodes per second is the figure to compare.
+Then, for the default search mode, the time to `--search-depth` and the depth reached in each of
+`--seconds` on the bench positions (`lab.bench.engine_depth`).
 """
 
 from __future__ import annotations
@@ -105,7 +107,56 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("engine")
     parser.add_argument("--depth", type=int, default=None, help="bench depth (engine default)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated search modes")
+    parser.add_argument("--search-depth", type=int, default=8,
+                        help="time each bench position to this depth (0: skip)")
+    parser.add_argument("--seconds", default="1,10",
+                        help="comma-separated search times for 'depth in N s' ('': skip)")
     parser.set_defaults(func=run)
+
+
+def parse_seconds(text: str) -> list[float]:
+    """The `--seconds` list; ValueError naming the bad entry."""
+    values = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"--seconds: {part.strip()!r} is not a number") from None
+        if not value > 0:
+            raise ValueError(f"--seconds: {part.strip()!r} must be above 0")
+        values.append(value)
+    return values
+
+
+def print_depth_figures(depth: int, seconds: list[float]) -> bool:
+    """The depth table for every interpreter (PyPy shown as not available when missing);
+    False if CPython failed."""
+    from lab.bench.engine_depth import bench_positions, depth_figures, format_depth_table
+
+    launcher = engine_launcher()
+    results: list = []
+    ok = True
+    for interpreter in INTERPRETERS:
+        try:
+            fens = bench_positions(launcher, interpreter)
+            results.append(depth_figures(launcher, interpreter, fens, depth, seconds))
+        except (RuntimeError, *chess_errors()) as error:
+            results.append("not available" if interpreter == "pypy" else "failed")
+            print(f"tempo bench engine: {interpreter}: {error}", file=sys.stderr)
+            ok = ok and interpreter == "pypy"
+    print()
+    print("alphabeta search on the bench positions, one engine process per interpreter:")
+    print(format_depth_table(results, list(INTERPRETERS)))
+    return ok
+
+
+def chess_errors() -> tuple[type[BaseException], ...]:
+    """What a failing engine process raises through python-chess."""
+    import chess.engine
+
+    return (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError, OSError)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +165,14 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"tempo bench engine: unknown mode(s) {', '.join(unknown)}; known: "
               f"{', '.join(MODES)}", file=sys.stderr)
+        return 2
+    try:
+        seconds = parse_seconds(args.seconds)
+    except ValueError as error:
+        print(f"tempo bench engine: {error}", file=sys.stderr)
+        return 2
+    if args.search_depth < 0:
+        print("tempo bench engine: --search-depth must be 0 (skip) or more", file=sys.stderr)
         return 2
     runs: dict[tuple[str, str], BenchRun | str] = {}
     failed = False
@@ -126,4 +185,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"tempo bench engine: {error}", file=sys.stderr)
                 failed = failed or interpreter == "cpython"
     print(format_table(runs))
+    if (args.search_depth or seconds) and not print_depth_figures(args.search_depth, seconds):
+        failed = True
     return 1 if failed else 0

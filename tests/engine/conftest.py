@@ -15,6 +15,23 @@ PYPY = REPO / ".venv-pypy" / "bin" / "python"
 
 
 @pytest.fixture
+def full_width(monkeypatch):
+    """The alpha-beta search without its prunings and reductions (in-process searches only).
+
+    They depend on the window (null move, futility, quiescence delta pruning) and on move order
+    and history (LMR, late move pruning), so with them a move's score depends on what was searched
+    before it; tests of what holds over a full-width tree (exact root scores, Greenblatt's
+    selection being narrower) turn them off. test_selectivity.py tests them.
+    """
+    import engine.search.alphabeta as alphabeta
+
+    monkeypatch.setattr(alphabeta, "NULL_MIN_DEPTH", 10**6)
+    monkeypatch.setattr(alphabeta, "LMR_MIN_DEPTH", 10**6)
+    monkeypatch.setattr(alphabeta, "SHALLOW_DEPTH", 0)
+    monkeypatch.setattr(alphabeta, "DELTA_MARGIN", 10**6)
+
+
+@pytest.fixture
 def engine():
     """A fresh engine process (CPython) under python-chess's UCI driver."""
     process = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO, timeout=30)

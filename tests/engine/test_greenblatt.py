@@ -6,9 +6,14 @@ import chess
 import chess.engine
 import pytest
 
+from engine import search
+from engine.evaluate import Evaluator
+from engine.search.context import SearchContext
 from engine.search.greenblatt import PlausibleSelection, basic_width, is_feedover
+from engine.tt import TranspositionTable
 from tests.engine.conftest import ENGINE_CMD, REPO
 from tests.engine.gameplay import opening, play_game
+from timecontrol.stopper import ChainedStopper, DepthStopper
 
 POSITIONS = [
     chess.STARTING_FEN,
@@ -70,13 +75,16 @@ def test_feedover_conditions():
 
 
 def depth_nodes(mode: str, fen: str, depth: int) -> int:
-    with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as engine:
-        engine.configure({"SearchMode": mode})
-        return engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth))["nodes"]
+    """Nodes of an in-process search of `fen` to `depth`."""
+    ctx = SearchContext(
+        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
+        stopper=ChainedStopper([DepthStopper(depth)]), send=lambda line: None,
+    )
+    return search.run(mode, ctx).nodes
 
 
 @pytest.mark.parametrize("fen", POSITIONS)
-def test_fewer_nodes_than_full_width_to_the_same_depth(fen):
+def test_fewer_nodes_than_full_width_to_the_same_depth(fen, full_width):
     selective = depth_nodes("greenblatt", fen, 4)
     full = depth_nodes("alphabeta", fen, 4)
     assert selective < full

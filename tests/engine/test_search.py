@@ -161,7 +161,7 @@ def search_in_process(fen, depth, multipv, searchmoves=()):
 
 
 @pytest.mark.parametrize("name", ["start", "qgd", "rook_ending"])
-def test_every_root_move_gets_the_score_it_gets_searched_alone(name):
+def test_every_root_move_gets_the_score_it_gets_searched_alone(name, full_width):
     """MultiPV = all: each line's score is that of a full-window search of the move alone."""
     fen = WIDE[name]
     board = chess.Board(fen)
@@ -178,7 +178,7 @@ def test_every_root_move_gets_the_score_it_gets_searched_alone(name):
 
 
 @pytest.mark.parametrize("name", ["qgd", "giuoco"])
-def test_every_root_move_scored_as_the_per_line_multipv_does(name, monkeypatch):
+def test_every_root_move_scored_as_the_per_line_multipv_does(name, monkeypatch, full_width):
     """The per-line MultiPV (one root search per line over the moves not yet chosen, used for
     fewer lines than moves) and the all-moves scoring agree move by move. Quiescence delta
     pruning is turned off here: it depends on the window (alpha), and the per-line method
