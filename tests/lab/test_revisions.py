@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from lab.experiment import ExperimentError, Overrides, load_experiment, parse_experiment
+from lab.experiment import ExperimentError, Overrides
+from lab.experiment_file import load_experiment, parse_experiment
 from lab.revisions import REPO_ROOT, RevisionError, cache_root, resolve, revision_tree
 
 OLD = "75609c1"
