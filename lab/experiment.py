@@ -127,6 +127,8 @@ class Experiment:
             data.pop(key)
         builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
         for engine in data["engines"]:
+            if engine["margin_ms"] is None:
+                engine.pop("margin_ms")
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
         for table, key, default in LATER_KEYS:
@@ -142,9 +144,11 @@ class Experiment:
 
 @dataclass
 class Overrides:
-    """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`).
+    """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`,
+    `--log`, `--margin`, `--engines`, `--each`).
 
-    `tc` replaces the experiment's time control and every per-engine one.
+    `tc` replaces the experiment's time control and every per-engine one; `margin_ms` likewise.
+    `each` holds `--each KEY=VALUE` words, laid over every engine.
     """
 
     games: int | None = None
@@ -153,6 +157,9 @@ class Overrides:
     tc: str | None = None
     out: str | None = None
     log: str | None = None
+    margin_ms: int | None = None
+    engines_file: str | None = None
+    each: list[str] = field(default_factory=list)
 
 
 def load_book_for(exp: Experiment) -> list[Opening]:

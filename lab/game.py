@@ -227,7 +227,7 @@ class _Game:
             if before is None:
                 deadline_s = timeouts.unclocked_s
             else:
-                deadline_s = (before + task.margin_ms + timeouts.slack_ms) / 1000.0
+                deadline_s = (before + task.margin_for(engine.spec) + timeouts.slack_ms) / 1000.0
             go = go_params(self.clocks[chess.WHITE], self.clocks[chess.BLACK],
                            color == chess.WHITE)
             outcome = await engine.search(
@@ -288,7 +288,8 @@ class _Game:
             return Outcome(loss, Termination.RULES_INFRACTION,
                            f"illegal move {outcome.move_text} by {name}")
         assert outcome.elapsed_ms is not None
-        if (not clock.charge(round(outcome.elapsed_ms), self.task.margin_ms)
+        spec = self.task.white if color == chess.WHITE else self.task.black
+        if (not clock.charge(round(outcome.elapsed_ms), self.task.margin_for(spec))
                 or status == SearchStatus.LATE):
             overrun = clock.overrun_ms if clock.flagged else round(outcome.elapsed_ms)
             return Outcome(loss, Termination.TIME_FORFEIT,

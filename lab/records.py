@@ -47,7 +47,7 @@ class EngineSpec:
     `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it
     to our engine's launcher). `env` is added to the process environment (for our engine,
     `TEMPO_ENGINE_PYTHON=pypy|cpython` picks the interpreter). `tc` overrides the experiment's time
-    control for this engine.
+    control for this engine, `margin_ms` its time margin (None: the experiment's).
     """
 
     name: str
@@ -58,6 +58,7 @@ class EngineSpec:
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
     tc: str | None = None
+    margin_ms: int | None = None
 
 
 @dataclass
@@ -99,6 +100,10 @@ class GameTask:
     margin_ms: int = 0
     pair_id: str | None = None
     logs: EngineLogs = field(default_factory=EngineLogs)
+
+    def margin_for(self, spec: EngineSpec) -> int:
+        """How far a move of `spec` may overrun its clock: its own margin, else the game's."""
+        return self.margin_ms if spec.margin_ms is None else spec.margin_ms
 
 
 @dataclass

@@ -26,8 +26,22 @@ def positive_int(text: str) -> int:
     return value
 
 
+def margin(text: str) -> int:
+    """A time margin given on the command line: whole milliseconds, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of ms: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The knobs shared by `tempo gauntlet` and `tempo match`."""
+    parser.add_argument("--margin", type=margin, metavar="MS", help="ms a move may overrun the "
+                        "clock before it loses on time, for every engine (replaces margin_ms; "
+                        "default 0, or the st= default of docs/experiments.md)")
     parser.add_argument("--concurrency", type=positive_int, help="games at once (default: the "
                         "file's, else the number of cores)")
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
@@ -35,6 +49,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="replace a different experiment already in the results folder")
     parser.add_argument("--log", metavar="DIR", help="log every line to and from each engine, "
                         "with timestamps, one file per engine process (replaces [log] dir)")
+    parser.add_argument("--engines", dest="engines_file", metavar="FILE",
+                        help="engine definitions by name, in TOML (replaces engines_file; "
+                        "see docs/experiments.md)")
+    parser.add_argument("--each", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for every engine, over the file's: tc=st=0.1, "
+                        "options.Hash=16, protocol=uci ... (repeatable; cutechess -each)")
     parser.add_argument("--plain", action="store_true",
                         help="one line per game, even on a terminal")
     add_backend_arguments(parser)
@@ -84,5 +104,6 @@ def execute(load, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     overrides = Overrides(games=args.games, rounds=args.rounds, concurrency=args.concurrency,
-                          tc=args.tc, out=args.out, log=args.log)
+                          tc=args.tc, out=args.out, log=args.log, margin_ms=args.margin,
+                          engines_file=args.engines_file, each=args.each)
     return execute(lambda: load_experiment(args.experiment, overrides), args)
