@@ -79,6 +79,7 @@ from lab.experiment import (
     Experiment,
     ExperimentError,
     LogConfig,
+    OutputFiles,
     Overrides,
     SprtConfig,
     load_book_for,
@@ -288,6 +289,42 @@ def _log(table: TomlTable, base: Path) -> LogConfig:
     return log
 
 
+def _output(table: TomlTable, base: Path, overrides: Overrides) -> OutputFiles:
+    pgn, epd = table.get("pgn", str), table.get("epd", str)
+    output = OutputFiles(_writable(pgn, base, table, "pgn") if pgn is not None else None,
+                         table.get("pgn_minimal", bool, False),
+                         table.get("pgn_final_fen", bool, False),
+                         _writable(epd, base, table, "epd") if epd is not None else None)
+    table.done()
+    if overrides.pgn_out:
+        path, *words = overrides.pgn_out
+        unknown = [w for w in words if w not in ("min", "fi")]
+        if unknown:
+            raise ExperimentError(f"--pgn-out {' '.join(overrides.pgn_out)}: unknown "
+                                  f"{unknown[0]!r} (after FILE: 'min', 'fi')")
+        output.pgn = _writable(path, Path.cwd(), None, "--pgn-out")
+        output.pgn_minimal, output.pgn_final_fen = "min" in words, "fi" in words
+    if overrides.epd_out is not None:
+        output.epd = _writable(overrides.epd_out, Path.cwd(), None, "--epd-out")
+    return output
+
+
+def _writable(text: str, base: Path, table: TomlTable | None, key: str) -> str:
+    """An output file's absolute path, refused (naming it) when it cannot be written."""
+    path = (base / text).resolve()
+    problem = ("is a folder" if path.is_dir()
+               else "is in a folder that does not exist" if not path.parent.is_dir()
+               else "cannot be written" if not os.access(path if path.exists() else path.parent,
+                                                         os.W_OK)
+               else None)
+    if problem is None:
+        return str(path)
+    message = f"{path} {problem}"
+    if table is None:
+        raise ExperimentError(f"{key}: {message}")
+    raise table.error(f"key '{key}': {message}")
+
+
 def parse_experiment(data: dict[str, Any], source: str, base: Path,
                      overrides: Overrides | None = None) -> Experiment:
     """Build and check an experiment from TOML data; `base` anchors relative paths."""
@@ -309,6 +346,11 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     book = _book(top.table("openings"), base)
     adjudication = _adjudication(top.table("adjudication"), base)
     log = _log(top.table("log"), base)
+    output = _output(top.table("output"), base, overrides)
+    wait_ms = top.get("wait_ms", int, 0)
+    wait_ms = wait_ms if overrides.wait_ms is None else overrides.wait_ms
+    if wait_ms < 0:
+        raise top.error(f"key 'wait_ms' must not be negative, got {wait_ms}")
     if overrides.log is not None:
         log.dir = str(Path(overrides.log).resolve())
     sprt_table = top.data.get("sprt")
@@ -337,7 +379,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         openings=book, concurrency=overrides.concurrency or concurrency,
         adjudication=adjudication, sprt=sprt, margin_ms=margin_ms or 0,
         out=Path(overrides.out or out or Path("results") / name), source=source,
-        backend=backend, log=log,
+        backend=backend, log=log, wait_ms=wait_ms, output=output,
     )
     if overrides.rounds is not None and overrides.games is None:
         experiment.games = None

@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import NamedTuple
@@ -301,11 +302,13 @@ def play_game(task: GameTask, pool: EnginePool | None = None,
               timeouts: Timeouts | None = None) -> GameRecord:
     """Play one game and return its record; engine faults become results, never exceptions.
 
-    With a `pool` the engines stay up for the worker's next game; without one they are started
+    The task's `wait_ms` is spent first, between the worker's games. With a `pool` the engines
+    stay up for the worker's next game; without one they are started
     and stopped here. `GameSetupError` is raised for a task that cannot be played (bad FEN, book
     move or time control).
     """
     timeouts = timeouts or Timeouts()
+    time.sleep(task.wait_ms / 1000)
     if pool is None:
         with EnginePool(max_idle=2) as own:
             return own.run(_Game(task, own, timeouts).play())

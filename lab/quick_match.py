@@ -75,19 +75,22 @@ def engine_table(word: str, defined: Collection[str] = ()) -> dict[str, Any]:
 def quick_experiment(words: list[str], tc: str, games: int, name: str | None = None,
                      book: str | None = None, concurrency: int | None = None,
                      out: str | None = None, paired: bool = True,
-                     log: str | None = None, margin_ms: int | None = None,
-                     engines_file: str | None = None, each: list[str] | None = None
-                     ) -> Experiment:
+                     log: str | None = None, overrides: Overrides | None = None) -> Experiment:
     """A two-engine match from command-line words, checked like a file.
 
     Without `book`, the repository's balanced 8-ply book is used when it is there (in random
-    order), so that paired games do not all start from the same position.
+    order), so that paired games do not all start from the same position. `overrides` brings
+    the run options `tempo match` shares with `tempo gauntlet` (`--margin`, `--engines`,
+    `--each`, `--wait`, `--pgn-out`, `--epd-out`); a word naming an engine of the engines file
+    is that engine.
     """
+    overrides = overrides or Overrides()
     if paired and games % 2:
         raise ExperimentError(f"--games {games}: must be even with paired openings (each "
                               "opening is played twice, colours reversed)")
     try:
-        defined = load_engines_file(engines_file) if engines_file is not None else {}
+        defined = (load_engines_file(overrides.engines_file)
+                   if overrides.engines_file is not None else {})
     except EnginesFileError as exc:
         raise ExperimentError(f"--engines: {exc}") from None
     tables = [engine_table(word, defined) for word in words]
@@ -116,9 +119,6 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
         data["out"] = out
     if log is not None:
         data["log"] = {"dir": log}
-    if margin_ms is not None:
-        data["margin_ms"] = margin_ms
-    overrides = Overrides(engines_file=engines_file, each=list(each or []))
     experiment = parse_experiment(data, "tempo match", Path.cwd(), overrides)
     experiment.book = load_book_for(experiment)
     return experiment

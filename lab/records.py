@@ -87,7 +87,8 @@ class Adjudication:
 @dataclass
 class GameTask:
     """One scheduled game: players, colours, opening and clocks, with a deterministic id; `logs`
-    says where its engine processes keep their traffic and stderr."""
+    says where its engine processes keep their traffic and stderr; the worker rests `wait_ms`
+    before playing it (cutechess `-wait`)."""
 
     game_id: str
     round: int
@@ -100,6 +101,7 @@ class GameTask:
     margin_ms: int = 0
     pair_id: str | None = None
     logs: EngineLogs = field(default_factory=EngineLogs)
+    wait_ms: int = 0
 
     def margin_for(self, spec: EngineSpec) -> int:
         """How far a move of `spec` may overrun its clock: its own margin, else the game's."""

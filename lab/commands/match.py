@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lab.commands.gauntlet import add_run_options, execute, positive_int
+from lab.commands.gauntlet import add_run_options, execute, positive_int, run_overrides
 from lab.quick_match import quick_experiment
 
 
@@ -30,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
     return execute(lambda: quick_experiment(
         args.engines, args.tc, args.games, name=args.name, book=args.book,
         concurrency=args.concurrency, out=args.out, log=args.log,
-        margin_ms=args.margin, engines_file=args.engines_file, each=args.each), args)
+        overrides=run_overrides(args)), args)

@@ -267,7 +267,8 @@ def test_margins_from_the_file_the_engines_and_the_command_line(tmp_path) -> Non
     assert quick_experiment([STOCKFISH, STOCKFISH], "10+0.1", 2).margin_ms == 0
     fixed = quick_experiment([STOCKFISH, STOCKFISH], "st=0.1", 2)
     assert fixed.margin_ms == ST_MARGIN_MS > 0
-    assert quick_experiment([STOCKFISH, STOCKFISH], "st=0.1", 2, margin_ms=0).margin_ms == 0
+    assert quick_experiment([STOCKFISH, STOCKFISH], "st=0.1", 2,
+                            overrides=Overrides(margin_ms=0)).margin_ms == 0
     path = tmp_path / "e.toml"
     path.write_text(BASE.replace('name = "b"', 'name = "b"\nmargin_ms = 40\ntc = "st=0.5"')
                     .replace('name = "a"', 'name = "a"\nmargin_ms = 7'))
@@ -338,7 +339,8 @@ def test_tempo_match_takes_engines_by_name(tmp_path, stockfish) -> None:
     engines = tmp_path / "engines.toml"
     engines.write_text(ENGINES_FILE)
     exp = quick_experiment(["sf:Skill Level=1", "ours"], "10+0.1", 2,
-                           engines_file=str(engines), each=["options.Hash=8"])
+                           overrides=Overrides(engines_file=str(engines),
+                                               each=["options.Hash=8"]))
     sf, ours = exp.engines
     assert sf.name == "sf-Skill_Level=1" and sf.options == {"Hash": 8, "Skill Level": 1}
     assert ours.cmd[0] == sys.executable and ours.options["Hash"] == 8
@@ -375,4 +377,31 @@ def test_a_broken_engines_file_is_named(tmp_path) -> None:
         load_experiment(path)
     path.write_text('name = "t"\ntc = "1+0"\n[[engines]]\nconf = "sf"\n')
     with pytest.raises(ExperimentError, match=r"key 'conf' names an engine of an engines file"):
+        load_experiment(path)
+
+
+def test_output_files_and_wait_are_checked_and_named(tmp_path) -> None:
+    path = write(tmp_path, BASE.replace('concurrency = 2', 'concurrency = 2\nwait_ms = 250\n'
+                                        '[output]\npgn = "out.pgn"\npgn_final_fen = true\n'
+                                        'epd = "final.epd"'))
+    exp = load_experiment(path)
+    assert exp.wait_ms == 250 and "wait_ms" not in exp.identity()
+    assert exp.output.pgn == str(tmp_path / "out.pgn") and exp.output.epd == str(
+        tmp_path / "final.epd")
+    assert exp.output.pgn_final_fen and not exp.output.pgn_minimal
+    cli = load_experiment(path, Overrides(wait_ms=0, pgn_out=[str(tmp_path / "b.pgn"), "min"]))
+    assert cli.wait_ms == 0 and (cli.output.pgn_minimal, cli.output.pgn_final_fen) == (True, False)
+    for overrides, message in [
+        (Overrides(pgn_out=["x.pgn", "mini"]), r"--pgn-out x.pgn mini: unknown 'mini'"),
+        (Overrides(epd_out=str(tmp_path / "no" / "f.epd")),
+         r"--epd-out: .*no/f.epd is in a folder that does not exist"),
+        (Overrides(pgn_out=[str(tmp_path)]), r"--pgn-out: .* is a folder"),
+    ]:
+        with pytest.raises(ExperimentError, match=message):
+            load_experiment(path, overrides)
+    path.write_text(BASE.replace('concurrency = 2', 'concurrency = 2\n[output]\npgn = "d/x.pgn"'))
+    with pytest.raises(ExperimentError, match=r"\[output\]: key 'pgn': .*d/x.pgn is in a folder"):
+        load_experiment(path)
+    path.write_text(BASE.replace('concurrency = 2', 'concurrency = 2\nwait_ms = -5'))
+    with pytest.raises(ExperimentError, match=r"key 'wait_ms' must not be negative, got -5"):
         load_experiment(path)
