@@ -5,57 +5,9 @@ with the file), types, time controls, the schedule, SPRT settings and the openin
 line). The engines themselves are checked by `lab.runner.probe_engines` before anything is
 written.
 
-The file (every table but `[[engines]]` is optional)::
-
-    name = "demo"                      # results go to results/<name> unless `out` is set
-    tc = "10+0.1"                      # cutechess syntax; engines may override it
-    concurrency = 2                    # games at once (default: number of cores)
-    margin_ms = 100                    # time a move may overrun before it forfeits
-
-    [schedule]
-    type = "gauntlet"                  # or "round-robin"
-    challengers = ["new"]              # gauntlet: these play every other engine
-    rounds = 10                        # or: games = 40 (total, in schedule order)
-
-    [openings]
-    file = "books/openings_8ply.epd"   # EPD, PGN or Polyglot .bin, relative to this file
-    order = "random"                   # or "sequential"
-    seed = 1
-    plies = 8                          # PGN, Polyglot: book moves taken from each game or line
-    pick = "weighted"                  # Polyglot: moves by weight (cutechess), or "best"
-    start = 1                          # begin at this opening (1-based, after ordering)
-    paired = true                      # each opening twice, colours reversed
-
-    [adjudication]                     # lab.records.Adjudication fields
-    resign_move_count = 3
-    resign_score_cp = 600
-    syzygy = "/path/to/syzygy"         # end games the tables decide (relative to this file)
-    syzygy_pieces = 5                  # at most this many pieces (default: the largest tables)
-
-    [sprt]                             # stops a one-challenger gauntlet when it decides
-    elo0 = 0.0
-    elo1 = 5.0
-
-    [log]                              # engine logs (lab.engine_log)
-    dir = "logs"                       # every line to and from each engine, one file per
-                                       # process (relative to this file; --log DIR); default none
-    stderr = true                      # keep each engine's stderr in <out>/stderr/ (default)
-    stderr_kb = 256                    # at most this much per engine process
-
-    [backend]                          # optional: play on a Dask cluster (docs/dask.md)
-    kind = "dask"                      # or "local" (the default process pool)
-    scheduler = "tls://host:8786"      # none: a LocalCluster on this machine (loopback only)
-
-    [[engines]]
-    name = "new"
-    builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
-    options = { TimeManager = "smooth" }
-
-    [[engines]]
-    name = "stockfish"
-    cmd = ["/usr/games/stockfish"]
-    protocol = "uci"                   # or "xboard"
-    options = { "Skill Level" = 3 }
+Every key, with an example, is in docs/experiments.md, which
+tests/lab/test_experiments_doc.py checks against this reader (a key read here and not documented
+there, or documented and not read, fails it).
 """
 
 from __future__ import annotations
@@ -168,8 +120,8 @@ def _engines(top: TomlTable, base: Path, overrides: Overrides) -> list[EngineSpe
     path = (Path(overrides.engines_file).resolve() if overrides.engines_file is not None
             else base / file if file is not None else None)
     each = top.get("each", dict, {})
-    raw_engines = top.data.pop("engines", None)
-    if not isinstance(raw_engines, list) or not raw_engines:
+    raw_engines = top.get("engines", list)
+    if not raw_engines:
         raise top.error("no engines: add [[engines]] tables")
     try:
         definitions = load_engines_file(path) if path is not None else {}
@@ -179,10 +131,8 @@ def _engines(top: TomlTable, base: Path, overrides: Overrides) -> list[EngineSpe
     engines = []
     for i, entry in enumerate(raw_engines):
         where = f"[[engines]] #{i + 1}"
-        if not isinstance(entry, dict):
-            raise ExperimentError(f"{top.source}: {where} must be a table, got {entry!r}")
-        entry = dict(entry)
-        conf = entry.pop("conf", None)
+        own = TomlTable(entry, where, top.source, ExperimentError)
+        conf = own.get("conf", str)
         definition: dict[str, Any] = {}
         if conf is not None:
             if path is None:
@@ -194,7 +144,7 @@ def _engines(top: TomlTable, base: Path, overrides: Overrides) -> list[EngineSpe
                                       f"in {path} (it has: {', '.join(definitions)})")
             definition = {"name": conf, **definitions[conf]}
             where += f" (conf {conf!r} from {path})"
-        table = merged(definition, each, entry, each_cli)
+        table = merged(definition, each, own.data, each_cli)
         engines.append(_engine(TomlTable(table, where, top.source, ExperimentError), base))
     return engines
 
@@ -239,14 +189,10 @@ def _adjudication(table: TomlTable, base: Path) -> Adjudication:
 
 
 def _sprt(table: TomlTable) -> SprtConfig:
-    try:
-        elo0 = float(table.data.pop("elo0"))
-        elo1 = float(table.data.pop("elo1"))
-    except KeyError as exc:
-        raise table.error(f"missing key {exc}") from None
-    except (TypeError, ValueError):
-        raise table.error("elo0 and elo1 must be numbers") from None
-    sprt = SprtConfig(elo0, elo1, float(table.get("alpha", float, 0.05)),
+    elo0, elo1 = table.get("elo0", float), table.get("elo1", float)
+    if elo0 is None or elo1 is None:
+        raise table.error(f"missing key {'elo0' if elo0 is None else 'elo1'!r}")
+    sprt = SprtConfig(float(elo0), float(elo1), float(table.get("alpha", float, 0.05)),
                       float(table.get("beta", float, 0.05)),
                       table.get("model", str, "normalized"))
     table.done()
