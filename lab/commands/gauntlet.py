@@ -58,7 +58,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         "options.Hash=16, protocol=uci ... (repeatable; cutechess -each)")
     parser.add_argument("--wait", type=milliseconds, metavar="MS",
                         help="ms each worker rests between games (cutechess -wait; wait_ms)")
-    parser.add_argument("--pgn-out", nargs="+", metavar="FILE [min] [fi]",
+    parser.add_argument("--pgn-out", nargs="+", metavar=("FILE", "min|fi"),
                         help="also append each game to FILE: 'min' for tags and moves only, "
                         "'fi' to end with the final FEN (cutechess -pgnout)")
     parser.add_argument("--epd-out", metavar="FILE",
