@@ -136,12 +136,11 @@ def _engines(top: TomlTable, base: Path, overrides: Overrides) -> list[EngineSpe
         definition: dict[str, Any] = {}
         if conf is not None:
             if path is None:
-                raise ExperimentError(f"{top.source}: {where}: key 'conf' names an engine of an "
-                                      "engines file; give one (engines_file = \"FILE\" or "
-                                      "--engines FILE)")
+                raise own.error("key 'conf' names an engine of an engines file; give one "
+                                "(engines_file = \"FILE\" or --engines FILE)")
             if conf not in definitions:
-                raise ExperimentError(f"{top.source}: {where}: key 'conf': no engine {conf!r} "
-                                      f"in {path} (it has: {', '.join(definitions)})")
+                raise own.error(f"key 'conf': no engine {conf!r} in {path} (it has: "
+                                f"{', '.join(definitions)})")
             definition = {"name": conf, **definitions[conf]}
             where += f" (conf {conf!r} from {path})"
         table = merged(definition, each, own.data, each_cli)
