@@ -68,6 +68,18 @@ class LogConfig:
 
 
 @dataclass
+class OutputFiles:
+    """Game files kept beside the results folder, appended game by game: a PGN file (`minimal`:
+    Seven Tag Roster and no comments; `final_fen`: the final FEN as the last comment) and an
+    EPD file of final positions, as cutechess's `-pgnout FILE [min] [fi]` and `-epdout FILE`."""
+
+    pgn: str | None = None
+    pgn_minimal: bool = False
+    pgn_final_fen: bool = False
+    epd: str | None = None
+
+
+@dataclass
 class SprtConfig:
     """GSPRT bounds (nElo for the normalized model, Elo for logistic) and error rates."""
 
@@ -98,6 +110,8 @@ class Experiment:
     source: str = "<command line>"
     backend: DaskSettings | None = None
     log: LogConfig = field(default_factory=LogConfig)
+    wait_ms: int = 0
+    output: OutputFiles = field(default_factory=OutputFiles)
     book: list[Opening] = field(default_factory=list, repr=False)
 
     def engine(self, name: str) -> EngineSpec:
@@ -122,16 +136,20 @@ class Experiment:
         """What fixes the games: a used folder only resumes an experiment with the same identity.
 
         Left out: the number of games or rounds (a run may be extended; game ids are positions in
-        the schedule), concurrency, SPRT settings and the output folder. Where things live is
-        left out too, so a moved checkout or another virtualenv still resumes: our engine is
-        `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather than its interpreter's path
-        and tree, and the book is its file name and the SHA-256 of its content.
+        the schedule), concurrency, SPRT settings, the wait between games and the output files.
+        Where things live is left out too, so a moved checkout or another virtualenv still
+        resumes: our engine is `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather
+        than its interpreter's path and tree, and the book is its file name and the SHA-256 of
+        its content.
         """
         data = self.config()
-        for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log"):
+        for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log",
+                    "wait_ms", "output"):
             data.pop(key)
         builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
         for engine in data["engines"]:
+            if engine["margin_ms"] is None:
+                engine.pop("margin_ms")
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
             revision = engine.pop("revision")  # absent unless set: older folders still resume
@@ -151,10 +169,12 @@ class Experiment:
 
 @dataclass
 class Overrides:
-    """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`).
+    """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`,
+    `--log`, `--margin`, `--engines`, `--each`, `--wait`, `--pgn-out`, `--epd-out`).
 
     `tc` replaces the experiment's time control and every per-engine one (the loader parses it,
-    as it parses the file's).
+    as it parses the file's); `margin_ms` likewise. `each` holds `--each KEY=VALUE` words, laid
+    over every engine; `pgn_out` is `--pgn-out FILE [min] [fi]`.
     """
 
     games: int | None = None
@@ -163,6 +183,12 @@ class Overrides:
     tc: str | None = None
     out: str | None = None
     log: str | None = None
+    margin_ms: int | None = None
+    engines_file: str | None = None
+    each: list[str] = field(default_factory=list)
+    wait_ms: int | None = None
+    pgn_out: list[str] | None = None
+    epd_out: str | None = None
 
 
 def load_book_for(exp: Experiment) -> list[Opening]:

@@ -5,58 +5,9 @@ with the file), types, time controls, the schedule, SPRT settings and the openin
 line). The engines themselves are checked by `lab.runner.probe_engines` before anything is
 written.
 
-The file (every table but `[[engines]]` is optional)::
-
-    name = "demo"                      # results go to results/<name> unless `out` is set
-    tc = "10+0.1"                      # cutechess syntax; engines may override it
-    concurrency = 2                    # games at once (default: number of cores)
-    margin_ms = 100                    # time a move may overrun before it forfeits
-
-    [schedule]
-    type = "gauntlet"                  # or "round-robin"
-    challengers = ["new"]              # gauntlet: these play every other engine
-    rounds = 10                        # or: games = 40 (total, in schedule order)
-
-    [openings]
-    file = "books/openings_8ply.epd"   # EPD, PGN or Polyglot .bin, relative to this file
-    order = "random"                   # or "sequential"
-    seed = 1
-    plies = 8                          # PGN, Polyglot: book moves taken from each game or line
-    pick = "weighted"                  # Polyglot: moves by weight (cutechess), or "best"
-    start = 1                          # begin at this opening (1-based, after ordering)
-    paired = true                      # each opening twice, colours reversed
-
-    [adjudication]                     # lab.records.Adjudication fields
-    resign_move_count = 3
-    resign_score_cp = 600
-    syzygy = "/path/to/syzygy"         # end games the tables decide (relative to this file)
-    syzygy_pieces = 5                  # at most this many pieces (default: the largest tables)
-
-    [sprt]                             # stops a one-challenger gauntlet when it decides
-    elo0 = 0.0
-    elo1 = 5.0
-
-    [log]                              # engine logs (lab.engine_log)
-    dir = "logs"                       # every line to and from each engine, one file per
-                                       # process (relative to this file; --log DIR); default none
-    stderr = true                      # keep each engine's stderr in <out>/stderr/ (default)
-    stderr_kb = 256                    # at most this much per engine process
-
-    [backend]                          # optional: play on a Dask cluster (docs/dask.md)
-    kind = "dask"                      # or "local" (the default process pool)
-    scheduler = "tls://host:8786"      # none: a LocalCluster on this machine (loopback only)
-
-    [[engines]]
-    name = "new"
-    builtin = "tempo"                  # our engine; interpreter = "pypy" | "cpython"
-    options = { TimeManager = "smooth" }
-    # revision = "75609c1"             # our engine at a commit (lab.revisions exports its tree)
-
-    [[engines]]
-    name = "stockfish"
-    cmd = ["/usr/games/stockfish"]
-    protocol = "uci"                   # or "xboard"
-    options = { "Skill Level" = 3 }
+Every key, with an example, is in docs/experiments.md, which
+tests/lab/test_experiments_doc.py checks against this reader (a key read here and not documented
+there, or documented and not read, fails it).
 """
 
 from __future__ import annotations
@@ -70,6 +21,7 @@ import tomllib
 
 from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.settings import BackendError, DaskSettings
+from lab.engines_file import EnginesFileError, each_words, load_engines_file, merged
 from lab.experiment import (
     BUILTIN_ENGINES,
     INTERPRETERS,
@@ -79,6 +31,7 @@ from lab.experiment import (
     Experiment,
     ExperimentError,
     LogConfig,
+    OutputFiles,
     Overrides,
     SprtConfig,
     load_book_for,
@@ -88,6 +41,11 @@ from lab.records import Adjudication, EngineSpec
 from lab.revisions import RevisionError, revision_environment, revision_tree
 from lab.toml_table import TomlTable
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
+
+#: The margin (ms) of `st=` controls when none is given. Measured here (docs/experiments.md,
+#: "Clocks"): Stockfish at st=0.1 on a loaded 2-core machine answered 96% of 992 moves late,
+#: by 8 ms at the median, 47 ms at the 99th percentile and 189 ms at most.
+ST_MARGIN_MS = 500
 
 
 def _check_tc(text: str, where: str) -> TimeControl:
@@ -148,6 +106,9 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         if not isinstance(value, (str, int, float, bool)):
             raise table.error(f"option {key!r} must be a string, number or boolean, got {value!r}")
     tc = table.get("tc", str)
+    margin_ms = table.get("margin_ms", int)
+    if margin_ms is not None and margin_ms < 0:
+        raise table.error("key 'margin_ms' must not be negative")
     spec = EngineSpec(
         name=table.get("name", str, default_name),
         cmd=command,
@@ -158,9 +119,45 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         startup_timeout_s=float(table.get("startup_timeout", (int, float), 10.0)),
         tc=_check_tc(tc, f"{table.source}: {table.where}") if tc is not None else None,
         revision=revision,
+        margin_ms=margin_ms,
     )
     table.done()
     return spec
+
+
+def _engines(top: TomlTable, base: Path, overrides: Overrides) -> list[EngineSpec]:
+    """The `[[engines]]` entries, each laid over its engines-file definition (`conf`) and the
+    shared settings (`[each]`, `--each`) as `lab.engines_file` says."""
+    file = top.get("engines_file", str)
+    path = (Path(overrides.engines_file).resolve() if overrides.engines_file is not None
+            else base / file if file is not None else None)
+    each = top.get("each", dict, {})
+    raw_engines = top.get("engines", list)
+    if not raw_engines:
+        raise top.error("no engines: add [[engines]] tables")
+    try:
+        definitions = load_engines_file(path) if path is not None else {}
+        each_cli = each_words(overrides.each)
+    except EnginesFileError as exc:
+        raise ExperimentError(f"{top.source}: {exc}") from None
+    engines = []
+    for i, entry in enumerate(raw_engines):
+        where = f"[[engines]] #{i + 1}"
+        own = TomlTable(entry, where, top.source, ExperimentError)
+        conf = own.get("conf", str)
+        definition: dict[str, Any] = {}
+        if conf is not None:
+            if path is None:
+                raise own.error("key 'conf' names an engine of an engines file; give one "
+                                "(engines_file = \"FILE\" or --engines FILE)")
+            if conf not in definitions:
+                raise own.error(f"key 'conf': no engine {conf!r} in {path} (it has: "
+                                f"{', '.join(definitions)})")
+            definition = {"name": conf, **definitions[conf]}
+            where += f" (conf {conf!r} from {path})"
+        table = merged(definition, each, own.data, each_cli)
+        engines.append(_engine(TomlTable(table, where, top.source, ExperimentError), base))
+    return engines
 
 
 def _resolve_binary(program: str, base: Path, cwd: str | None) -> str:
@@ -203,14 +200,10 @@ def _adjudication(table: TomlTable, base: Path) -> Adjudication:
 
 
 def _sprt(table: TomlTable) -> SprtConfig:
-    try:
-        elo0 = float(table.data.pop("elo0"))
-        elo1 = float(table.data.pop("elo1"))
-    except KeyError as exc:
-        raise table.error(f"missing key {exc}") from None
-    except (TypeError, ValueError):
-        raise table.error("elo0 and elo1 must be numbers") from None
-    sprt = SprtConfig(elo0, elo1, float(table.get("alpha", float, 0.05)),
+    elo0, elo1 = table.get("elo0", float), table.get("elo1", float)
+    if elo0 is None or elo1 is None:
+        raise table.error(f"missing key {'elo0' if elo0 is None else 'elo1'!r}")
+    sprt = SprtConfig(float(elo0), float(elo1), float(table.get("alpha", float, 0.05)),
                       float(table.get("beta", float, 0.05)),
                       table.get("model", str, "normalized"))
     table.done()
@@ -253,6 +246,42 @@ def _log(table: TomlTable, base: Path) -> LogConfig:
     return log
 
 
+def _output(table: TomlTable, base: Path, overrides: Overrides) -> OutputFiles:
+    pgn, epd = table.get("pgn", str), table.get("epd", str)
+    output = OutputFiles(_writable(pgn, base, table, "pgn") if pgn is not None else None,
+                         table.get("pgn_minimal", bool, False),
+                         table.get("pgn_final_fen", bool, False),
+                         _writable(epd, base, table, "epd") if epd is not None else None)
+    table.done()
+    if overrides.pgn_out:
+        path, *words = overrides.pgn_out
+        unknown = [w for w in words if w not in ("min", "fi")]
+        if unknown:
+            raise ExperimentError(f"--pgn-out {' '.join(overrides.pgn_out)}: unknown "
+                                  f"{unknown[0]!r} (after FILE: 'min', 'fi')")
+        output.pgn = _writable(path, Path.cwd(), None, "--pgn-out")
+        output.pgn_minimal, output.pgn_final_fen = "min" in words, "fi" in words
+    if overrides.epd_out is not None:
+        output.epd = _writable(overrides.epd_out, Path.cwd(), None, "--epd-out")
+    return output
+
+
+def _writable(text: str, base: Path, table: TomlTable | None, key: str) -> str:
+    """An output file's absolute path, refused (naming it) when it cannot be written."""
+    path = (base / text).resolve()
+    problem = ("is a folder" if path.is_dir()
+               else "is in a folder that does not exist" if not path.parent.is_dir()
+               else "cannot be written" if not os.access(path if path.exists() else path.parent,
+                                                         os.W_OK)
+               else None)
+    if problem is None:
+        return str(path)
+    message = f"{path} {problem}"
+    if table is None:
+        raise ExperimentError(f"{key}: {message}")
+    raise table.error(f"key '{key}': {message}")
+
+
 def parse_experiment(data: dict[str, Any], source: str, base: Path,
                      overrides: Overrides | None = None) -> Experiment:
     """Build and check an experiment from TOML data; `base` anchors relative paths."""
@@ -263,7 +292,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         raise top.error("key 'name' is missing")
     tc = top.get("tc", str)
     concurrency = top.positive("concurrency", os.cpu_count() or 1)
-    margin_ms = top.get("margin_ms", int, 0)
+    margin_ms = top.get("margin_ms", int)
     out = top.get("out", str)
     schedule = top.table("schedule")
     kind = schedule.get("type", str, "gauntlet")
@@ -274,6 +303,11 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     book = _book(top.table("openings"), base)
     adjudication = _adjudication(top.table("adjudication"), base)
     log = _log(top.table("log"), base)
+    output = _output(top.table("output"), base, overrides)
+    wait_ms = top.get("wait_ms", int, 0)
+    wait_ms = wait_ms if overrides.wait_ms is None else overrides.wait_ms
+    if wait_ms < 0:
+        raise top.error(f"key 'wait_ms' must not be negative, got {wait_ms}")
     if overrides.log is not None:
         log.dir = str(Path(overrides.log).resolve())
     sprt_table = top.data.get("sprt")
@@ -284,17 +318,17 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
                    if backend_table is not None else None)
     except BackendError as exc:
         raise ExperimentError(str(exc)) from None
-    raw_engines = top.data.pop("engines", None)
-    if not isinstance(raw_engines, list) or not raw_engines:
-        raise top.error("no engines: add [[engines]] tables")
-    engines = [_engine(TomlTable(e, f"[[engines]] #{i + 1}", source, ExperimentError), base)
-               for i, e in enumerate(raw_engines)]
+    engines = _engines(top, base, overrides)
     top.done()
 
     if overrides.tc is not None:
         tc = overrides.tc
         for spec in engines:
             spec.tc = None
+    if overrides.margin_ms is not None:
+        margin_ms = overrides.margin_ms
+        for spec in engines:
+            spec.margin_ms = None
     if tc is not None:
         control = _check_tc(tc, source)
     elif any(spec.tc is None for spec in engines):
@@ -306,16 +340,30 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         rounds=overrides.rounds if overrides.rounds is not None else rounds,
         games=overrides.games if overrides.games is not None else games,
         openings=book, concurrency=overrides.concurrency or concurrency,
-        adjudication=adjudication, sprt=sprt, margin_ms=margin_ms,
+        adjudication=adjudication, sprt=sprt, margin_ms=margin_ms or 0,
         out=Path(overrides.out or out or Path("results") / name), source=source,
-        backend=backend, log=log,
+        backend=backend, log=log, wait_ms=wait_ms, output=output,
     )
     if overrides.rounds is not None and overrides.games is None:
         experiment.games = None
     if overrides.games is not None:
         experiment.rounds = None
+    if margin_ms is None:
+        _default_margins(experiment)
     _check_structure(experiment, top, overrides)
     return experiment
+
+
+def _default_margins(exp: Experiment) -> None:
+    """Without a `margin_ms` anywhere, a fixed time per move (`st=`) gets `ST_MARGIN_MS`.
+
+    Stockfish answers `go movetime` a few ms late, so with no margin it forfeits every game.
+    """
+    if exp.tc.movetime_ms is not None:
+        exp.margin_ms = ST_MARGIN_MS
+    for spec in exp.engines:
+        if spec.margin_ms is None and spec.tc is not None and spec.tc.movetime_ms is not None:
+            spec.margin_ms = ST_MARGIN_MS
 
 
 def _check_structure(exp: Experiment, top: TomlTable,

@@ -191,3 +191,45 @@ def write_moves_table(folder: str | Path, moves: pd.DataFrame) -> list[Path]:
 def write_moves(store: Store, folder: str | Path) -> list[Path]:
     """The store's per-move table as `moves.csv`, and `moves.parquet` when pyarrow is there."""
     return write_moves_table(folder, store.moves())
+
+
+#: The PGN Seven Tag Roster, with the tags a book start needs: all that a minimal PGN keeps.
+MINIMAL_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "SetUp", "FEN")
+
+
+def output_pgn_text(record: GameRecord, event: str = "Tempo", minimal: bool = False,
+                    final_fen: bool = False) -> str:
+    """A game for a `--pgn-out` file: as in games.pgn, or with `minimal` the Seven Tag Roster
+    and moves without comments (cutechess `-pgnout FILE min`); `final_fen` adds the final
+    position's FEN as the last comment (cutechess `fi`)."""
+    pgn = game_pgn(game_row(record, 0), move_rows(record), event)
+    if minimal:
+        for key in [k for k in pgn.headers if k not in MINIMAL_TAGS]:
+            del pgn.headers[key]
+        for node in [pgn, *pgn.mainline()]:
+            node.comment = ""
+    if final_fen:
+        end = pgn.end()
+        end.comment = ", ".join(filter(None, [end.comment, f"FEN: {record.final_fen}"]))
+    return pgn.accept(_CutechessExporter(headers=True, variations=False, comments=True))
+
+
+def final_epd(record: GameRecord) -> str:
+    """A game's final position as an EPD line (cutechess `-epdout`)."""
+    return chess.Board(record.final_fen).epd()
+
+
+def append_output_files(record: GameRecord, pgn: str | None, epd: str | None,
+                        event: str = "Tempo", minimal: bool = False,
+                        final_fen: bool = False) -> None:
+    """Append a finished game to the user's `--pgn-out` and `--epd-out` files, when given.
+
+    Appended, never rewritten (as cutechess does): the files may hold other runs' games, and a
+    resumed run never plays a stored game again.
+    """
+    if pgn is not None:
+        with open(pgn, "a", encoding="utf-8") as out:
+            out.write(output_pgn_text(record, event, minimal, final_fen) + "\n\n")
+    if epd is not None:
+        with open(epd, "a", encoding="utf-8") as out:
+            out.write(final_epd(record) + "\n")

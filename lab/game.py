@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import NamedTuple
@@ -223,7 +224,7 @@ class _Game:
             if before is None:
                 deadline_s = timeouts.unclocked_s
             else:
-                deadline_s = (before + task.margin_ms + timeouts.slack_ms) / 1000.0
+                deadline_s = (before + task.margin_for(engine.spec) + timeouts.slack_ms) / 1000.0
             go = go_params(self.clocks[chess.WHITE], self.clocks[chess.BLACK],
                            color == chess.WHITE)
             outcome = await engine.search(
@@ -282,7 +283,8 @@ class _Game:
             return Outcome(loss, Termination.RULES_INFRACTION,
                            f"illegal move {outcome.move_text} by {name}")
         assert outcome.elapsed_ms is not None
-        if (not clock.charge(round(outcome.elapsed_ms), self.task.margin_ms)
+        spec = self.task.white if color == chess.WHITE else self.task.black
+        if (not clock.charge(round(outcome.elapsed_ms), self.task.margin_for(spec))
                 or status == SearchStatus.LATE):
             overrun = clock.overrun_ms if clock.flagged else round(outcome.elapsed_ms)
             return Outcome(loss, Termination.TIME_FORFEIT,
@@ -294,11 +296,13 @@ def play_game(task: GameTask, pool: EnginePool | None = None,
               timeouts: Timeouts | None = None) -> GameRecord:
     """Play one game and return its record; engine faults become results, never exceptions.
 
-    With a `pool` the engines stay up for the worker's next game; without one they are started
+    The task's `wait_ms` is spent first, between the worker's games. With a `pool` the engines
+    stay up for the worker's next game; without one they are started
     and stopped here. `GameSetupError` is raised for a task that cannot be played (bad FEN, book
     move or time control).
     """
     timeouts = timeouts or Timeouts()
+    time.sleep(task.wait_ms / 1000)
     if pool is None:
         with EnginePool(max_idle=2) as own:
             return own.run(_Game(task, own, timeouts).play())

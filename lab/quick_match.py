@@ -9,10 +9,19 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from lab.experiment import BUILTIN_ENGINES, DEFAULT_BOOK, Experiment, ExperimentError, load_book_for
+from lab.engines_file import EnginesFileError, load_engines_file
+from lab.experiment import (
+    BUILTIN_ENGINES,
+    DEFAULT_BOOK,
+    Experiment,
+    ExperimentError,
+    Overrides,
+    load_book_for,
+)
 from lab.experiment_file import parse_experiment
 
 #: Characters kept out of the names `tempo match` makes up (they become folder names).
@@ -29,10 +38,11 @@ def _option_value(text: str) -> str | int | bool:
         return text.strip()
 
 
-def engine_table(word: str) -> dict[str, Any]:
+def engine_table(word: str, defined: Collection[str] = ()) -> dict[str, Any]:
     """An `[[engines]]` table from a command-line word.
 
-    `tempo` is our engine; anything else is a program (a name on PATH, in /usr/games, or a path),
+    A name in `defined` (an engines file's) is that engine; `tempo` is our engine; anything
+    else is a program (a name on PATH, in /usr/games, or a path),
     `xboard=PROGRAM` for an XBoard engine. Options follow a colon, comma-separated:
     `tempo:TimeManager=fraction`, `stockfish:Skill Level=3,Threads=1`.
     """
@@ -41,7 +51,9 @@ def engine_table(word: str) -> dict[str, Any]:
     if head.startswith("xboard="):
         table["protocol"] = "xboard"
         head = head.removeprefix("xboard=")
-    if head in BUILTIN_ENGINES and "protocol" not in table:
+    if head in defined and "protocol" not in table:
+        table["conf"] = head
+    elif head in BUILTIN_ENGINES and "protocol" not in table:
         table["builtin"] = head
     else:
         program = head
@@ -63,19 +75,28 @@ def engine_table(word: str) -> dict[str, Any]:
 def quick_experiment(words: list[str], tc: str, games: int, name: str | None = None,
                      book: str | None = None, concurrency: int | None = None,
                      out: str | None = None, paired: bool = True,
-                     log: str | None = None) -> Experiment:
+                     log: str | None = None, overrides: Overrides | None = None) -> Experiment:
     """A two-engine match from command-line words, checked like a file.
 
     Without `book`, the repository's balanced 8-ply book is used when it is there (in random
-    order), so that paired games do not all start from the same position.
+    order), so that paired games do not all start from the same position. `overrides` brings
+    the run options `tempo match` shares with `tempo gauntlet` (`--margin`, `--engines`,
+    `--each`, `--wait`, `--pgn-out`, `--epd-out`); a word naming an engine of the engines file
+    is that engine.
     """
+    overrides = overrides or Overrides()
     if paired and games % 2:
         raise ExperimentError(f"--games {games}: must be even with paired openings (each "
                               "opening is played twice, colours reversed)")
-    tables = [engine_table(word) for word in words]
+    try:
+        defined = (load_engines_file(overrides.engines_file)
+                   if overrides.engines_file is not None else {})
+    except EnginesFileError as exc:
+        raise ExperimentError(f"--engines: {exc}") from None
+    tables = [engine_table(word, defined) for word in words]
     seen: dict[str, int] = {}
     for table, word in zip(tables, words, strict=True):
-        base = table.get("builtin") or Path(table["cmd"][0]).stem
+        base = table.get("conf") or table.get("builtin") or Path(table["cmd"][0]).stem
         base = f"{base}-{word.partition(':')[2]}" if ":" in word else base
         base = UNSAFE_NAME_CHARACTERS.sub("_", base)
         seen[base] = seen.get(base, 0) + 1
@@ -98,6 +119,6 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
         data["out"] = out
     if log is not None:
         data["log"] = {"dir": log}
-    experiment = parse_experiment(data, "tempo match", Path.cwd())
+    experiment = parse_experiment(data, "tempo match", Path.cwd(), overrides)
     experiment.book = load_book_for(experiment)
     return experiment

@@ -49,8 +49,9 @@ class EngineSpec:
     `cmd` is the resolved command line (for `builtin = "tempo"` the experiment loader resolves it
     to our engine's launcher). `env` is added to the process environment (for our engine,
     `TEMPO_ENGINE_PYTHON=pypy|cpython` picks the interpreter). `tc` overrides the experiment's time
-    control for this engine. `revision` is the commit our engine was taken from when the experiment
-    named one (`cwd` is then that commit's exported tree, see `lab.revisions`).
+    control for this engine, `margin_ms` its time margin (None: the experiment's). `revision` is
+    the commit our engine was taken from when the experiment named one (`cwd` is then that
+    commit's exported tree, see `lab.revisions`).
     """
 
     name: str
@@ -61,6 +62,7 @@ class EngineSpec:
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 10.0
     tc: TimeControl | None = None
+    margin_ms: int | None = None
     revision: str | None = None
 
 
@@ -90,7 +92,8 @@ class Adjudication:
 @dataclass
 class GameTask:
     """One scheduled game: players, colours, opening and clocks, with a deterministic id; `logs`
-    says where its engine processes keep their traffic and stderr."""
+    says where its engine processes keep their traffic and stderr; the worker rests `wait_ms`
+    before playing it (cutechess `-wait`)."""
 
     game_id: str
     round: int
@@ -103,6 +106,11 @@ class GameTask:
     margin_ms: int = 0
     pair_id: str | None = None
     logs: EngineLogs = field(default_factory=EngineLogs)
+    wait_ms: int = 0
+
+    def margin_for(self, spec: EngineSpec) -> int:
+        """How far a move of `spec` may overrun its clock: its own margin, else the game's."""
+        return self.margin_ms if spec.margin_ms is None else spec.margin_ms
 
 
 @dataclass

@@ -21,7 +21,7 @@ from lab.backends.settings import BackendError, DaskSettings
 from lab.engine_log import EngineLogs
 from lab.engine_process import EngineError, probe_engine
 from lab.experiment import Experiment, ExperimentError
-from lab.export import append_pgn, write_pgn
+from lab.export import append_output_files, append_pgn, write_pgn
 from lab.page.live import LivePage
 from lab.progress import Progress
 from lab.records import EngineSpec, GameRecord
@@ -100,6 +100,8 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
 
         def on_game(record: GameRecord) -> None:
             append_pgn(pgn, record, exp.name)
+            append_output_files(record, exp.output.pgn, exp.output.epd, exp.name,
+                                exp.output.pgn_minimal, exp.output.pgn_final_fen)
             progress.game(record)
             page.refresh()
 

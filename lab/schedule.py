@@ -98,4 +98,5 @@ def _task(exp: Experiment, round_number: int, pair_id: str, game: int, white: st
         margin_ms=exp.margin_ms,
         pair_id=pair_id if exp.openings.paired else None,
         logs=logs,
+        wait_ms=exp.wait_ms,
     )

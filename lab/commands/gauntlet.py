@@ -26,8 +26,23 @@ def positive_int(text: str) -> int:
     return value
 
 
+def milliseconds(text: str) -> int:
+    """A time margin or wait given on the command line: whole milliseconds, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of ms: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The knobs shared by `tempo gauntlet` and `tempo match`."""
+    parser.add_argument("--margin", type=milliseconds, metavar="MS",
+                        help="ms a move may overrun the clock before it loses on time, for every "
+                        "engine (replaces margin_ms; default 0, or the st= default of "
+                        "docs/experiments.md)")
     parser.add_argument("--concurrency", type=positive_int, help="games at once (default: the "
                         "file's, else the number of cores)")
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
@@ -35,9 +50,29 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="replace a different experiment already in the results folder")
     parser.add_argument("--log", metavar="DIR", help="log every line to and from each engine, "
                         "with timestamps, one file per engine process (replaces [log] dir)")
+    parser.add_argument("--engines", dest="engines_file", metavar="FILE",
+                        help="engine definitions by name, in TOML (replaces engines_file; "
+                        "see docs/experiments.md)")
+    parser.add_argument("--each", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for every engine, over the file's: tc=st=0.1, "
+                        "options.Hash=16, protocol=uci ... (repeatable; cutechess -each)")
+    parser.add_argument("--wait", type=milliseconds, metavar="MS",
+                        help="ms each worker rests between games (cutechess -wait; wait_ms)")
+    parser.add_argument("--pgn-out", nargs="+", metavar=("FILE", "min|fi"),
+                        help="also append each game to FILE: 'min' for tags and moves only, "
+                        "'fi' to end with the final FEN (cutechess -pgnout)")
+    parser.add_argument("--epd-out", metavar="FILE",
+                        help="append each game's final position to FILE (cutechess -epdout)")
     parser.add_argument("--plain", action="store_true",
                         help="one line per game, even on a terminal")
     add_backend_arguments(parser)
+
+
+def run_overrides(args: argparse.Namespace, **values: object) -> Overrides:
+    """The run options of `add_run_options` (and `values`) as overrides of the experiment."""
+    return Overrides(concurrency=args.concurrency, out=args.out, log=args.log,
+                     margin_ms=args.margin, engines_file=args.engines_file, each=args.each,
+                     wait_ms=args.wait, pgn_out=args.pgn_out, epd_out=args.epd_out, **values)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +119,5 @@ def execute(load, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = Overrides(games=args.games, rounds=args.rounds, concurrency=args.concurrency,
-                          tc=args.tc, out=args.out, log=args.log)
+    overrides = run_overrides(args, games=args.games, rounds=args.rounds, tc=args.tc)
     return execute(lambda: load_experiment(args.experiment, overrides), args)

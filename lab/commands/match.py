@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lab.commands.gauntlet import add_run_options, execute, positive_int
+from lab.commands.gauntlet import add_run_options, execute, positive_int, run_overrides
 from lab.quick_match import quick_experiment
 
 
@@ -12,8 +12,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "match",
         description="Play ENGINE1 against ENGINE2 with paired openings. An engine is 'tempo' "
-        "(ours), a program (stockfish, /path/to/engine) or xboard=PROGRAM; options follow a "
-        "colon: tempo:TimeManager=fraction, 'stockfish:Skill Level=3'.")
+        "(ours), a program (stockfish, /path/to/engine), xboard=PROGRAM or a name defined in "
+        "--engines FILE; options follow a colon: tempo:TimeManager=fraction, "
+        "'stockfish:Skill Level=3'.")
     parser.add_argument("engines", nargs=2, metavar="ENGINE")
     parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
     parser.add_argument("--games", type=positive_int, default=20,
@@ -28,4 +29,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     return execute(lambda: quick_experiment(
         args.engines, args.tc, args.games, name=args.name, book=args.book,
-        concurrency=args.concurrency, out=args.out, log=args.log), args)
+        concurrency=args.concurrency, out=args.out, log=args.log,
+        overrides=run_overrides(args)), args)

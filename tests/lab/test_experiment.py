@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lab.experiment import ExperimentError, Overrides
-from lab.experiment_file import load_experiment
+from lab.experiment_file import ST_MARGIN_MS, load_experiment
 from lab.quick_match import quick_experiment
 from lab.runner import probe_engines
 from timecontrol.control import parse_time_control
@@ -262,3 +262,147 @@ def test_identity_survives_a_moved_book_and_names_our_engine_not_its_interpreter
 def test_command_line_overrides_are_checked_too(tmp_path, overrides):
     with pytest.raises(ExperimentError, match="must be a positive integer"):
         load_experiment(write(tmp_path, BASE), overrides)
+
+
+def test_margins_from_the_file_the_engines_and_the_command_line(tmp_path) -> None:
+    assert quick_experiment([STOCKFISH, STOCKFISH], "10+0.1", 2).margin_ms == 0
+    fixed = quick_experiment([STOCKFISH, STOCKFISH], "st=0.1", 2)
+    assert fixed.margin_ms == ST_MARGIN_MS > 0
+    assert quick_experiment([STOCKFISH, STOCKFISH], "st=0.1", 2,
+                            overrides=Overrides(margin_ms=0)).margin_ms == 0
+    path = tmp_path / "e.toml"
+    path.write_text(BASE.replace('name = "b"', 'name = "b"\nmargin_ms = 40\ntc = "st=0.5"')
+                    .replace('name = "a"', 'name = "a"\nmargin_ms = 7'))
+    exp = load_experiment(path)
+    assert exp.margin_ms == 0 and [e.margin_ms for e in exp.engines] == [7, 40]
+    exp = load_experiment(path, Overrides(margin_ms=25))
+    assert exp.margin_ms == 25 and [e.margin_ms for e in exp.engines] == [None, None]
+    path.write_text(BASE.replace('name = "b"', 'name = "b"\ntc = "st=0.5"'))
+    assert [e.margin_ms for e in load_experiment(path).engines] == [None, ST_MARGIN_MS]
+    path.write_text(BASE.replace('name = "b"', 'name = "b"\nmargin_ms = -1'))
+    with pytest.raises(ExperimentError, match=r"\[\[engines\]\] #2: key 'margin_ms' must not"):
+        load_experiment(path)
+
+
+def test_stockfish_at_st_keeps_its_time_with_the_default_margin(stockfish) -> None:
+    """The default `st=` margin is enough for Stockfish here (with margin 0 it forfeits)."""
+    from lab.game import play_game
+    from lab.records import Adjudication, GameTask
+
+    exp = quick_experiment([STOCKFISH, f"{STOCKFISH}:Skill Level=10"], "st=0.1", 2)
+    game = GameTask("g1", 1, stockfish("sf"), stockfish("sf10", **{"Skill Level": 10}),
+                    exp.tc, exp.book[0].fen, list(exp.book[0].moves),
+                    Adjudication(max_moves=30), margin_ms=exp.margin_ms)
+    record = play_game(game)
+    assert record.termination == "adjudication", record.reason
+    assert max(m.elapsed_ms for m in record.moves) < 100 + ST_MARGIN_MS
+
+
+ENGINES_FILE = f"""
+[sf]
+cmd = ["{STOCKFISH}"]
+options = {{ Hash = 16, "Skill Level" = 3 }}
+
+[ours]
+builtin = "tempo"
+options = {{ TimeManager = "fraction" }}
+"""
+
+
+def test_an_engines_file_with_each_settings(tmp_path) -> None:
+    (tmp_path / "engines.toml").write_text(ENGINES_FILE)
+    path = write(tmp_path, """
+name = "t"
+tc = "10+0.1"
+engines_file = "engines.toml"
+[each]
+tc = "5+0.05"
+options = { Threads = 1 }
+[[engines]]
+conf = "sf"
+options = { "Skill Level" = 5 }
+[[engines]]
+conf = "ours"
+name = "fraction"
+tc = "3+0.03"
+""")
+    sf, ours = load_experiment(path).engines
+    assert (sf.name, sf.cmd, str(sf.tc)) == ("sf", [STOCKFISH], "5+0.05")
+    assert sf.options == {"Hash": 16, "Skill Level": 5, "Threads": 1}
+    assert (ours.name, str(ours.tc)) == ("fraction", "3+0.03")
+    assert ours.options == {"TimeManager": "fraction", "Threads": 1}
+    cli = load_experiment(path, Overrides(each=["tc=st=0.2", "options.Threads=2"]))
+    assert [(str(e.tc), e.options["Threads"]) for e in cli.engines] == [("st=0.2", 2)] * 2
+    assert [e.margin_ms for e in cli.engines] == [ST_MARGIN_MS] * 2
+
+
+def test_tempo_match_takes_engines_by_name(tmp_path, stockfish) -> None:
+    engines = tmp_path / "engines.toml"
+    engines.write_text(ENGINES_FILE)
+    exp = quick_experiment(["sf:Skill Level=1", "ours"], "10+0.1", 2,
+                           overrides=Overrides(engines_file=str(engines),
+                                               each=["options.Hash=8"]))
+    sf, ours = exp.engines
+    assert sf.name == "sf-Skill_Level=1" and sf.options == {"Hash": 8, "Skill Level": 1}
+    assert ours.cmd[0] == sys.executable and ours.options["Hash"] == 8
+    probe_engines(exp)
+
+
+@pytest.mark.parametrize("text, each, message", [
+    ('[[engines]]\nconf = "nope"\n[[engines]]\nconf = "sf"', [],
+     r"e.toml: \[\[engines\]\] #1: key 'conf': no engine 'nope' in .*engines.toml "
+     r"\(it has: sf, ours\)"),
+    ('[[engines]]\nconf = "sf"\nponder = 1\n[[engines]]\nconf = "ours"', [],
+     r"e.toml: \[\[engines\]\] #1 \(conf 'sf' from .*engines.toml\): unknown key 'ponder'"),
+    ('[[engines]]\nconf = "sf"\n[[engines]]\nconf = "ours"', ["Hash"],
+     r"--each 'Hash': expected KEY=VALUE"),
+    ('[[engines]]\nconf = "sf"\n[[engines]]\nconf = "ours"', ["protocol=uxi"],
+     r"#1 \(conf 'sf' .*key 'protocol' must be 'uci' or 'xboard', got 'uxi'"),
+])
+def test_engines_file_errors_name_the_file_and_the_key(tmp_path, text, each, message) -> None:
+    (tmp_path / "engines.toml").write_text(ENGINES_FILE)
+    path = write(tmp_path, f'name = "t"\ntc = "1+0"\nengines_file = "engines.toml"\n{text}\n',
+                 "e.toml")
+    with pytest.raises(ExperimentError, match=message):
+        load_experiment(path, Overrides(each=each))
+
+
+def test_a_broken_engines_file_is_named(tmp_path) -> None:
+    (tmp_path / "engines.toml").write_text('sf = "stockfish"\n')
+    path = write(tmp_path, 'name = "t"\ntc = "1+0"\nengines_file = "engines.toml"\n'
+                 '[[engines]]\nconf = "sf"\n', "e.toml")
+    with pytest.raises(ExperimentError, match=r"engines.toml: key 'sf' must be a table \[sf\]"):
+        load_experiment(path)
+    (tmp_path / "engines.toml").write_text('[sf\n')
+    with pytest.raises(ExperimentError, match=r"engines.toml: not valid TOML"):
+        load_experiment(path)
+    path.write_text('name = "t"\ntc = "1+0"\n[[engines]]\nconf = "sf"\n')
+    with pytest.raises(ExperimentError, match=r"key 'conf' names an engine of an engines file"):
+        load_experiment(path)
+
+
+def test_output_files_and_wait_are_checked_and_named(tmp_path) -> None:
+    path = write(tmp_path, BASE.replace('concurrency = 2', 'concurrency = 2\nwait_ms = 250\n'
+                                        '[output]\npgn = "out.pgn"\npgn_final_fen = true\n'
+                                        'epd = "final.epd"'))
+    exp = load_experiment(path)
+    assert exp.wait_ms == 250 and "wait_ms" not in exp.identity()
+    assert exp.output.pgn == str(tmp_path / "out.pgn") and exp.output.epd == str(
+        tmp_path / "final.epd")
+    assert exp.output.pgn_final_fen and not exp.output.pgn_minimal
+    cli = load_experiment(path, Overrides(wait_ms=0, pgn_out=[str(tmp_path / "b.pgn"), "min"]))
+    assert cli.wait_ms == 0 and (cli.output.pgn_minimal, cli.output.pgn_final_fen) == (True, False)
+    for overrides, message in [
+        (Overrides(pgn_out=["x.pgn", "mini"]), r"--pgn-out x.pgn mini: unknown 'mini'"),
+        (Overrides(epd_out=str(tmp_path / "no" / "f.epd")),
+         r"--epd-out: .*no/f.epd is in a folder that does not exist"),
+        (Overrides(pgn_out=[str(tmp_path)]), r"--pgn-out: .* is a folder"),
+    ]:
+        with pytest.raises(ExperimentError, match=message):
+            load_experiment(path, overrides)
+    path.write_text(BASE.replace('concurrency = 2', 'concurrency = 2\n[output]\npgn = "d/x.pgn"'))
+    with pytest.raises(ExperimentError, match=r"\[output\]: key 'pgn': .*d/x.pgn is in a folder"):
+        load_experiment(path)
+    path.write_text(BASE.replace('concurrency = 2', 'concurrency = 2\nwait_ms = -5'))
+    with pytest.raises(ExperimentError, match=r"key 'wait_ms' must not be negative, got -5"):
+        load_experiment(path)

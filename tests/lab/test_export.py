@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import chess
@@ -10,8 +11,10 @@ import pandas as pd
 import pytest
 
 from lab.export import (
+    final_epd,
     has_parquet,
     move_comment,
+    output_pgn_text,
     pgn_text,
     record_pgn_text,
     score_text,
@@ -161,3 +164,19 @@ def test_the_live_pgn_of_a_record_is_the_pgn_of_the_stored_game(store, record):
     stored = list(pgn_text(store.games([record.game_id]), store.moves([record.game_id]), "e"))
     assert [record_pgn_text(record, "e")] == stored
     assert f'[Termination "{record.termination}"]' in stored[0]
+
+
+def test_pgn_out_min_and_fi_follow_cutechess() -> None:
+    board = chess.Board(SETUP_FEN)
+    for move in ODDS.moves:
+        board.push_uci(move.move)
+    odds = dataclasses.replace(ODDS, final_fen=board.fen())
+    full = output_pgn_text(odds, "e", final_fen=True)
+    assert full.split() == record_pgn_text(odds, "e").replace(
+        "(12 ms overrun)}", f"(12 ms overrun), FEN: {board.fen()}}}").split()
+    minimal = output_pgn_text(odds, "e", minimal=True)
+    assert minimal.splitlines()[:9] == [
+        '[Event "e"]', '[Site "Tempo lab"]', '[Date "2026.02.03"]', '[Round "3"]', '[White "A"]',
+        '[Black "B"]', '[Result "1-0"]', '[FEN "' + SETUP_FEN + '"]', '[SetUp "1"]']
+    assert minimal.splitlines()[9:] == ["", "3. dxe6 Nc6 1-0"]
+    assert final_epd(odds) == board.epd()

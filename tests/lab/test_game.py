@@ -288,3 +288,15 @@ def test_fixed_time_per_move_flags_with_a_margin(fake) -> None:
     lenient = play_game(task(slow, fake("b"), "st=0.2", margin_ms=3000, max_moves=2),
                         timeouts=QUICK)
     assert lenient.termination == "adjudication" and lenient.moves[0].elapsed_ms > 550
+
+
+def test_an_engine_s_own_margin_replaces_the_game_s(fake) -> None:
+    forgiven = fake("slow", fault="slow", at=1, slow_ms=600)
+    forgiven.margin_ms = 3000
+    lenient = play_game(task(forgiven, fake("b"), "st=0.2", max_moves=2), timeouts=QUICK)
+    assert lenient.termination == "adjudication" and lenient.moves[0].elapsed_ms > 550
+    strict = fake("slow", fault="slow", at=1, slow_ms=600)
+    strict.margin_ms = 0
+    flagged = play_game(task(strict, fake("b"), "st=0.2", margin_ms=3000, max_moves=2),
+                        timeouts=QUICK)
+    assert (flagged.termination, flagged.result) == ("time forfeit", "0-1")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
+import chess
 import chess.pgn
 import pytest
 
 from lab.cli import main
+from lab.export import MINIMAL_TAGS
 from lab.store import open_store
 
 BOOK = Path(__file__).parents[3] / "experiments" / "books" / "openings_8ply.epd"
@@ -154,3 +157,40 @@ def test_match_with_an_xboard_engine(tmp_path, capfd):
         ["abandoned", "stalled connection", "rules infraction"]).any()
     assert engines.set_index("name").loc["phalanx", "protocol"] == "xboard"
     assert pgn_count(out / "games.pgn") == 2
+
+
+def test_match_from_an_engines_file_with_wait_and_game_files(tmp_path, capsys):
+    """`--engines`, `--each`, `--wait`, `--pgn-out FILE min fi` and `--epd-out` with real engines;
+    a resumed run appends only its new games to the user's files."""
+    engines = tmp_path / "engines.toml"
+    engines.write_text('[sf1]\ncmd = ["/usr/games/stockfish"]\noptions = { "Skill Level" = 1 }\n'
+                       '[sf0]\ncmd = ["/usr/games/stockfish"]\noptions = { "Skill Level" = 0 }\n')
+    out, pgn, epd = tmp_path / "m", tmp_path / "mine.pgn", tmp_path / "final.epd"
+    words = ["match", "sf1", "sf0", "--engines", str(engines), "--each", "tc=nodes=1000",
+             "--each", "options.Threads=1", "--book", str(BOOK), "--out", str(out),
+             "--concurrency", "1", "--plain", "--wait", "500", "--epd-out", str(epd),
+             "--pgn-out", str(pgn), "min", "fi"]
+    assert main([*words, "--games", "2"]) == 0
+    assert main([*words, "--games", "4"]) == 0
+    capsys.readouterr()
+    with open_store(out) as store:
+        games = store.games()
+        engine_rows = store.engines()
+    assert sorted(engine_rows["name"]) == ["sf0", "sf1"]
+    assert set(games["white_tc"]) == {"nodes=1000"}
+    starts = [datetime.fromisoformat(t) for t in games["started_at"]]
+    ends = [datetime.fromisoformat(t) for t in games["finished_at"]]
+    assert all((start - end).total_seconds() >= 0.5 for start, end in zip(starts[1:], ends))
+    final = dict(zip(games["game_id"], games["final_fen"], strict=True))
+    with open(pgn, encoding="utf-8") as handle:
+        written = [chess.pgn.read_game(handle) for _ in range(5)]
+    assert written[4] is None and len(final) == 4
+    for game in written[:4]:
+        assert set(game.headers) <= set(MINIMAL_TAGS)
+        board = game.board()
+        for node in game.mainline():
+            board.push(node.move)
+            assert node.comment == ("" if node.next() else f"FEN: {board.fen()}")
+        assert board.fen() in final.values()
+    lines = epd.read_text().splitlines()
+    assert lines == [chess.Board(final[gid]).epd() for gid in games["game_id"]]
