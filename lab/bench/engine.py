@@ -4,7 +4,7 @@ Each run is a separate engine process (`tempo-engine bench`, interpreter forced 
 `TEMPO_ENGINE_PYTHON`), so the lab never imports the engine. The node count must agree between
 runs of one interpreter (it is the engine's signature); nodes per second is the figure to compare.
 Then, for the default search mode, the time to `--search-depth` and the depth reached in each of
-`--seconds` on the bench positions (`lab.bench.engine_depth`).
+`--seconds` on the bench positions (`lab.bench._engine_depth`).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def parse_seconds(text: str) -> list[float]:
 def print_depth_figures(depth: int, seconds: list[float]) -> bool:
     """The depth table for every interpreter (PyPy shown as not available when missing);
     False if CPython failed."""
-    from lab.bench.engine_depth import bench_positions, depth_figures, format_depth_table
+    from lab.bench._engine_depth import bench_positions, depth_figures, format_depth_table
 
     launcher = engine_launcher()
     results: list = []
