@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import chess
 import pandas as pd
 
 from lab.records import GameRecord, GameSummary
@@ -391,6 +390,8 @@ def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
 def move_rows(record: GameRecord) -> list[dict[str, Any]]:
     """A finished game's `moves` rows (by column name), each move's side and mover found by
     replaying the game from its opening; `ValueError` for a move illegal in its position."""
+    import chess  # here only: reading a store (ratings, plots) needs no move rules
+
     board = chess.Board(record.opening_fen)
     for uci in record.opening_moves:
         board.push_uci(uci)
