@@ -22,6 +22,8 @@ from typing import Any
 
 import tomllib
 
+from lab.toml_table import read_toml
+
 
 class EnginesFileError(ValueError):
     """An engines file or an `--each` word that cannot be used; the message names it."""
@@ -33,13 +35,7 @@ def load_engines_file(path: str | Path) -> dict[str, dict[str, Any]]:
     Paths are taken from the engines file's folder, so one file serves experiments anywhere.
     """
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise EnginesFileError(f"{path}: engines file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise EnginesFileError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "engines file", EnginesFileError)
     if not data:
         raise EnginesFileError(f"{path}: no engines (one table per engine: [NAME])")
     base = path.parent.resolve()

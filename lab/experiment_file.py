@@ -17,8 +17,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.settings import BackendError, DaskSettings
 from lab.engines_file import EnginesFileError, each_words, load_engines_file, merged
@@ -39,7 +37,7 @@ from lab.experiment import (
 from lab.openings import POLYGLOT_PICKS
 from lab.records import Adjudication, EngineSpec
 from lab.revisions import RevisionError, revision_environment, revision_tree
-from lab.toml_table import TomlTable
+from lab.toml_table import TomlTable, read_toml
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
 
 #: The margin (ms) of `st=` controls when none is given. Measured here (docs/experiments.md,
@@ -411,13 +409,7 @@ def _check_structure(exp: Experiment, top: TomlTable,
 def load_experiment(path: str | Path, overrides: Overrides | None = None) -> Experiment:
     """Read, check and complete an experiment file, its opening book included (no engine runs)."""
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise ExperimentError(f"{path}: experiment file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "experiment file", ExperimentError)
     experiment = parse_experiment(data, str(path), path.parent.resolve(), overrides)
     experiment.book = load_book_for(experiment)
     return experiment

@@ -1,7 +1,7 @@
 """One TOML table being read: typed keys popped one by one, then whatever is left is an error.
 
 The one checker of every TOML table the lab reads (experiments, the `[backend]` table,
-calibrations), so a wrong type or an unknown key is reported the same way everywhere:
+calibrations, engines files), so a wrong type or an unknown key is reported the same way everywhere:
 `<file>: <table>: key 'x' must be int, got 'two'`, `<file>: <table>: unknown key 'ply'`.
 Errors are raised as the reader's own exception class (a `ValueError`).
 """
@@ -9,7 +9,22 @@ Errors are raised as the reader's own exception class (a `ValueError`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import tomllib
+
+
+def read_toml(path: Path, what: str, error: type[ValueError] = ValueError) -> dict[str, Any]:
+    """A TOML file's data; a missing or malformed file is `error` naming the file (`what` says
+    which kind of file was expected, e.g. "experiment file")."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise error(f"{path}: {what} not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
 
 
 class TomlTable:

@@ -53,12 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
 from lab.calibration.criteria import Thresholds
 from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, load_book_for
 from lab.experiment_file import parse_experiment
-from lab.toml_table import TomlTable
+from lab.toml_table import TomlTable, read_toml
 
 #: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).
 TEMPO_ELO_RANGE = (600, 2600)
@@ -292,13 +290,7 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
 def load_calibration(path: str | Path, out: str | None = None) -> Calibration:
     """Read and check a calibration file (no engine runs); `out` replaces its folder."""
     path = Path(path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise CalibrationError(f"{path}: calibration file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CalibrationError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "calibration file", CalibrationError)
     cal = parse_calibration(data, str(path), path.parent.resolve())
     if out is not None:
         cal.out = Path(out)
