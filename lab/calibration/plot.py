@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from lab.plots.figures import new_figure, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import io
 import re
 from html import escape
-
-import matplotlib
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from typing import TYPE_CHECKING
 
 from lab.page.data import SprtState
 from lab.plots.figures import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _PROLOG = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 _SIZE = re.compile(r'<svg([^>]*?) width="([^"]*)" height="[^"]*"')
@@ -26,6 +26,8 @@ _SIZE = re.compile(r'<svg([^>]*?) width="([^"]*)" height="[^"]*"')
 def inline_svg(fig: Figure, label: str) -> str:
     """`fig` as an `<svg>` element to put in HTML (no XML prolog), titled `label` for screen
     readers."""
+    import matplotlib
+
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": label}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -36,6 +38,8 @@ def inline_svg(fig: Figure, label: str) -> str:
 
 def llr_figure(state: SprtState) -> Figure:
     """The LLR after each counted sample against games played, with Wald's bounds."""
+    from matplotlib.ticker import MaxNLocator
+
     result = state.result
     games = [g for g, _ in state.curve]
     values = [v for _, v in state.curve]

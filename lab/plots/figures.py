@@ -2,17 +2,21 @@
 
 The plots build `matplotlib.figure.Figure` objects directly on an Agg canvas, so they need no
 display, keep no global pyplot state and can run in worker threads or tests side by side.
+matplotlib is imported inside the functions that draw (here and in every plot module), so a run
+that only plays games does not load it before its first `go`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Output formats, chosen by the file suffix.
 FORMATS = ("png", "svg")
@@ -22,6 +26,9 @@ DPI = 110
 
 def new_figure(width: float, height: float) -> Figure:
     """An empty figure of `width` × `height` inches on an Agg canvas, laid out automatically."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig

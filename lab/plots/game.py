@@ -10,11 +10,9 @@ against the NPS the engine reported, the tree-reuse factor r (§4.1) and the tim
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from lab.plots.figures import (
     log_scale_if_wide,
@@ -24,6 +22,10 @@ from lab.plots.figures import (
     require_columns,
     save_figure,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Colour of each side's bars and lines (White cannot be drawn in white).
 SIDE_COLOURS = {"white": "tab:blue", "black": "tab:orange"}
@@ -168,6 +170,8 @@ def game_time_figure(
     between engines without telemetry (Stockfish) shows time used and clocks only. `games`,
     when given, numbers the moves from the game's opening FEN and puts its result in the title.
     """
+    from matplotlib.ticker import MaxNLocator
+
     game = game_moves(moves, game_id, games)
     sides = _sides(game)
     panels = [_time_panel, _clock_panel]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from lab.plots.figures import new_figure, numeric, require_columns, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def rating_intervals(frame: pd.DataFrame) -> pd.DataFrame:

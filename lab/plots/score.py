@@ -9,13 +9,16 @@ score against each.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from lab.plots.figures import new_figure, require_columns, save_figure
 from lab.stats import elo_estimate, logistic_score, player_scores, score_to_elo, trinomial
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def gauntlet_challenger(games: pd.DataFrame) -> str:

@@ -11,12 +11,10 @@ engine reports its manager (`tm_tm`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from lab.plots.figures import (
     log_scale_if_wide,
@@ -27,6 +25,10 @@ from lab.plots.figures import (
     require_columns,
     save_figure,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 #: Quantiles drawn as the spread band around the mean.
 SPREAD = (0.25, 0.75)
@@ -132,6 +134,8 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
     `games`, when given, places each game's moves by its opening FEN's move number and names the
     time controls in the title.
     """
+    from matplotlib.ticker import MaxNLocator
+
     require_columns(moves, _MOVE_COLUMNS, "moves")
     if moves.empty:
         raise ValueError("no moves to plot")

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import LinAlgError, LinAlgWarning, solve
-from scipy.special import ndtr, ndtri
 
 from lab.ratings.models import (
     BAYESELO_DRAWELO,
@@ -135,6 +133,8 @@ def _maximise(pool: Pool, spec: FitSpec, theta: np.ndarray, free: np.ndarray) ->
     any start where the objective is finite, unless the maximum lies at infinity: then a
     parameter runs past `RUNAWAY` points and a ValueError says so.
     """
+    from scipy.linalg import LinAlgError, LinAlgWarning, solve
+
     idx = np.flatnonzero(free)
     if len(idx) == 0:
         return theta
@@ -354,6 +354,8 @@ def _simulate(real: Pool, spec: FitSpec, fit: CoreFit, runs: int, rng, units) ->
 
 def _head_to_head(real: Pool, ratings: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
     """One row per player and opponent that met: results from the player's side, CFS."""
+    from scipy.special import ndtr
+
     w, b = real.white, real.black
     player = np.concatenate([w, b])
     opp = np.concatenate([b, w])
@@ -381,6 +383,8 @@ def _head_to_head(real: Pool, ratings: np.ndarray, cov: np.ndarray) -> pd.DataFr
 
 def _los_matrix(names: list[str], ratings: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
     """LOS(i, j) = Φ((R_i − R_j)/sd(R_i − R_j)) (BayesElo's `los`, Ordo's CFS; reference §5)."""
+    from scipy.special import ndtr
+
     var = np.diag(cov)
     sd = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
     diff = ratings[:, None] - ratings[None, :]
@@ -487,6 +491,8 @@ class _Errors:
 
 def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors: _Errors,
            k: float) -> RatingTable:
+    from scipy.special import ndtri
+
     n = pool.n
     cov, confidence, relative_to = errors.cov, errors.confidence, errors.relative_to
     z = float(ndtri(0.5 + confidence / 2))

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, log_expit
 
 from lab.stats import find_root
 
@@ -67,9 +66,13 @@ class OrdoModel:
         self.beta = math.log(0.76 / 0.24) / scale
 
     def expectancy(self, delta: np.ndarray) -> np.ndarray:
+        from scipy.special import expit
+
         return expit(self.beta * delta)
 
     def terms(self, delta, draw, wins, draws, losses) -> Terms:
+        from scipy.special import expit, log_expit
+
         n, points = wins + draws + losses, wins + draws / 2
         x = self.beta * delta
         f = expit(x)
@@ -220,6 +223,8 @@ class BayesEloModel:
         return (draw, error), (rate, error * math.log(10) / 800 * (1 - rate**2))
 
     def terms(self, delta, draw, wins, draws, losses) -> Terms:
+        from scipy.special import expit, log_expit
+
         c = C_ELO
         u, v = c * (delta - draw), c * (-delta - draw)
         su, sv = expit(u), expit(v)
@@ -251,6 +256,8 @@ class BayesEloModel:
         return Terms(loglik, d_delta, dd_delta, d_draw, dd_mixed, dd_draw)
 
     def probabilities(self, delta: np.ndarray, draw: float) -> np.ndarray:
+        from scipy.special import expit
+
         win, loss = expit(C_ELO * (delta - draw)), expit(C_ELO * (-delta - draw))
         return np.stack([win, 1.0 - win - loss, loss], axis=-1).clip(0.0, 1.0)
 

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from lab.stats import RESULT_POINTS
 
@@ -123,6 +121,9 @@ def purge_perfect(pool: Pool, keep: np.ndarray) -> list[tuple[int, str, int]]:
 def last_purged(pool: Pool, rated: np.ndarray, purged: list[tuple[int, str, int]]) -> list[int]:
     """Purged players with nobody rated to be bounded against: in each part of the pool joined by
     games where the purge left no player `rated`, the players of the last round purged there."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     graph = coo_matrix((np.ones(len(pool.white)), (pool.white, pool.black)),
                        shape=(pool.n, pool.n))
     _, part = connected_components(graph, directed=True, connection="weak")
@@ -168,6 +169,9 @@ def score_groups(pool: Pool, members: np.ndarray, pinned: np.ndarray) -> list[li
     exactly when every split of the pool has points flowing both ways (Zermelo/Ford). `pinned`
     players (anchors, loose or fixed) also link both ways to one virtual node, the rating scale.
     """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     rows = members[pool.white] & members[pool.black]
     sub = pool.subset(rows)
     virtual = pool.n
