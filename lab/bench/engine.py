@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lab.bench._engine_depth import bench_positions, depth_figures, format_depth_table
+
 MODES = ("alphabeta", "greenblatt", "mcts")
 INTERPRETERS = ("cpython", "pypy")
 
@@ -133,8 +135,6 @@ def parse_seconds(text: str) -> list[float]:
 def print_depth_figures(depth: int, seconds: list[float]) -> bool:
     """The depth table for every interpreter (PyPy shown as not available when missing);
     False if CPython failed."""
-    from lab.bench._engine_depth import bench_positions, depth_figures, format_depth_table
-
     launcher = engine_launcher()
     results: list = []
     ok = True
