@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from lab.backends.settings import (
     BackendError,
@@ -15,26 +16,27 @@ from lab.experiment_file import load_experiment
 from lab.store import StoreError
 
 
-def positive_int(text: str) -> int:
-    """A count given on the command line: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def whole_number(minimum: int, unit: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number (of `unit`, named in the error) of at least `minimum`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number{unit}: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"must be at least {minimum}, got {value}" if minimum
+                else f"must not be negative, got {value}")
+        return value
+
+    return parse
 
 
-def milliseconds(text: str) -> int:
-    """A time margin or wait given on the command line: whole milliseconds, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of ms: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+#: A count given on the command line (games, rounds, concurrency): at least 1.
+positive_int = whole_number(1)
+#: A time margin or wait given on the command line: whole milliseconds, 0 or more.
+milliseconds = whole_number(0, " of ms")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
