@@ -560,11 +560,29 @@ def probe_engine(spec: EngineSpec, logs: EngineLogs | None = None) -> EngineIden
     timed out, an option in `spec.options` that the engine lacks, an XBoard engine without
     `setboard`.
     """
+    (found,) = probe_engines_at_once([spec], logs)
+    if isinstance(found, EngineError):
+        raise found
+    return found
 
-    async def probe() -> EngineIdentity:
+
+def probe_engines_at_once(specs: list[EngineSpec], logs: EngineLogs | None = None
+                          ) -> list[EngineIdentity | EngineError]:
+    """`probe_engine` for several engines started side by side (a run waits for the slowest
+    handshake, not for their sum): each engine's identity, or the `EngineError` it failed with,
+    in the order of `specs`."""
+
+    async def probe(spec: EngineSpec) -> EngineIdentity:
         process = await EngineProcess.start(spec, logs)
         await process.quit()
         return process.identity
 
+    async def probe_all() -> list[Any]:
+        return await asyncio.gather(*(probe(spec) for spec in specs), return_exceptions=True)
+
     with EnginePool(max_idle=0) as pool:
-        return pool.run(probe())
+        found = pool.run(probe_all())
+    for result in found:
+        if isinstance(result, BaseException) and not isinstance(result, EngineError):
+            raise result
+    return found

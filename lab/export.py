@@ -12,18 +12,24 @@ read it. Files are written to a temporary name and renamed, so a reader never se
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 import chess.pgn
-import pandas as pd
 
 from lab.records import GameRecord
 from lab.store import Store, game_row, move_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: A results folder's PGN of every game.
+PGN_NAME = "games.pgn"
 
 
 class _CutechessExporter(chess.pgn.StringExporter):
@@ -36,8 +42,15 @@ class _CutechessExporter(chess.pgn.StringExporter):
 
 
 def _present(value: object) -> bool:
-    """False for None, NaN and pandas' NA."""
-    return value is not None and not bool(pd.isna(value))
+    """False for None, NaN and pandas' NA. A game's own record holds plain numbers, so pandas is
+    only asked about values that came from one of its frames (it is loaded then)."""
+    if value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return not math.isnan(value)
+    import pandas as pd
+
+    return not bool(pd.isna(value))
 
 
 def score_text(score_cp: object, score_mate: object) -> str | None:
@@ -162,7 +175,11 @@ def write_games_pgn(path: str | Path, games: pd.DataFrame, moves: pd.DataFrame,
 
 
 def write_pgn(store: Store, path: str | Path, event: str = "Tempo") -> Path:
-    """Write every stored game, in the order they finished, to `path` (replaced atomically)."""
+    """Write every stored game, in the order they finished, to `path` (replaced atomically).
+
+    An empty store gives an empty file without reading frames (a new run starts sooner)."""
+    if store.game_count() == 0:
+        return write_atomically(Path(path), lambda tmp: tmp.write_text("", encoding="utf-8"))
     return write_games_pgn(path, store.games(), store.moves(), event)
 
 

@@ -31,6 +31,7 @@ next game (fastchess's and cutechess's `-recover`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -59,6 +60,7 @@ from timecontrol.go import GoParams, go_params
 LOGGER = logging.getLogger(__name__)
 
 COLOR_NAMES = {chess.WHITE: "White", chess.BLACK: "Black"}
+COLORS = (chess.WHITE, chess.BLACK)
 
 
 class GameSetupError(ValueError):
@@ -191,15 +193,9 @@ class _Game:
 
     async def play(self) -> GameRecord:
         try:
-            for color in (chess.WHITE, chess.BLACK):
-                spec = self.task.white if color == chess.WHITE else self.task.black
-                try:
-                    self.engines[color] = await self.pool.acquire(spec, self.task.logs)
-                except EngineError as err:
-                    return self.finish(Outcome(_loss_for(color), Termination.ABANDONED,
-                                               f"{COLOR_NAMES[color]} failed to start: {err}"))
-                identity = self.engines[color].identity
-                self.record.worker[f"{COLOR_NAMES[color].lower()}_id"] = identity.name
+            failed = await self._start_engines()
+            if failed is not None:
+                return failed
             return await self._moves()
         except BaseException:
             for engine in self.engines.values():
@@ -211,6 +207,25 @@ class _Game:
                 await engine.end_game(self.board, record.result, record.reason,
                                       self.timeouts.ready_s)
                 await self.pool.release(engine)
+
+    async def _start_engines(self) -> GameRecord | None:
+        """Both engines, started side by side (a new game waits for the slower, not for both);
+        the finished game when one fails to start (it loses), else None."""
+        specs = {chess.WHITE: self.task.white, chess.BLACK: self.task.black}
+        started = await asyncio.gather(
+            *(self.pool.acquire(specs[color], self.task.logs) for color in COLORS),
+            return_exceptions=True)
+        for color, engine in zip(COLORS, started):
+            if isinstance(engine, EngineProcess):
+                self.engines[color] = engine
+                self.record.worker[f"{COLOR_NAMES[color].lower()}_id"] = engine.identity.name
+        for color, engine in zip(COLORS, started):
+            if isinstance(engine, EngineError):
+                return self.finish(Outcome(_loss_for(color), Termination.ABANDONED,
+                                           f"{COLOR_NAMES[color]} failed to start: {engine}"))
+            if isinstance(engine, BaseException):
+                raise engine
+        return None
 
     async def _moves(self) -> GameRecord:
         board, task, timeouts = self.board, self.task, self.timeouts

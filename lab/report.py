@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lab.export import write_games_pgn, write_moves_table
+from lab.export import PGN_NAME, write_games_pgn, write_moves_table
 from lab.page.write import write_run_page
 from lab.plots.time_usage import plot_time_usage
 from lab.ratings import DisconnectedPoolError, fit_ratings
 from lab.store import Store
 
-PGN_NAME = "games.pgn"
 RATINGS_NAME = "ratings.csv"
 TIME_PLOT_NAME = "time_usage.png"
 

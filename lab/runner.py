@@ -3,51 +3,51 @@
 The policy (what to play next, standings, when to stop) is `lab.tournament.Tournament`; where the
 games are played is a backend (`lab.backends.local.run_local`, or `lab.backends.dask.run_dask`
 chosen by `choose_backend`). This module only wires them together for one experiment, after
-`probe_engines` has started each engine once (python-chess handshake through
-`lab.engine_process.probe_engine`): a missing binary, a failed `uci`/`isready`, an unknown option
-or an XBoard engine without `setboard` stops the experiment before any game and before any file
-is written.
+`probe_engines` has started each engine once, side by side (the handshake through
+`lab.engine_process.probe_engines_at_once`): a missing binary, a failed `uci`/`isready`, an
+unknown option or an XBoard engine without `setboard` stops the experiment before any game and
+before any file is written.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lab.backends.local import run_local
 from lab.backends.settings import BackendError, DaskSettings
 from lab.engine_log import EngineLogs
-from lab.engine_process import EngineError, probe_engine
+from lab.engine_process import EngineError, probe_engines_at_once
 from lab.experiment import Experiment, ExperimentError
-from lab.export import append_output_files, append_pgn, write_pgn
+from lab.export import PGN_NAME, append_output_files, append_pgn, write_pgn
 from lab.page.live import LivePage
 from lab.progress import Progress
-from lab.records import EngineSpec, GameRecord
-from lab.report import PGN_NAME, Report, write_report
+from lab.records import GameRecord
 from lab.schedule import build_schedule
 from lab.store import open_store
 from lab.tournament import Backend, Tournament
 
+if TYPE_CHECKING:
+    from lab.report import Report
 
-def probe_engines(exp: Experiment, probe: Callable[[EngineSpec], Any] | None = None
-                  ) -> dict[str, Any]:
-    """Start each engine once and check it (handshake, options); name -> its identity. With an
-    I/O log folder (`[log] dir`) the probe's traffic is logged too.
 
-    Problems come from the engine module's `probe_engine` as `EngineError` (missing binary,
-    failed or timed-out handshake, unknown option, XBoard engine without `setboard`) and are
-    raised again as `ExperimentError` naming the experiment file.
+def probe_engines(exp: Experiment) -> dict[str, Any]:
+    """Start each engine once and check it (handshake, options); name -> its identity. The
+    engines are started side by side; with an I/O log folder (`[log] dir`) the probe's traffic
+    is logged too.
+
+    Problems come from the engine module's `probe_engines_at_once` as `EngineError` (missing
+    binary, failed or timed-out handshake, unknown option, XBoard engine without `setboard`) and
+    the first, in the experiment's engine order, is raised again as `ExperimentError` naming the
+    experiment file.
     """
-    logs = EngineLogs(io_dir=exp.log.dir)  # I/O log only: no results folder before the probe
-    identities = {}
-    for spec in exp.engines:
-        try:
-            identities[spec.name] = probe(spec) if probe else probe_engine(spec, logs)
-        except EngineError as exc:
-            raise ExperimentError(f"{exp.source}: {exc}") from None
-    return identities
+    logs = EngineLogs(io_dir=exp.log.dir)  # I/O log only: no results folder yet
+    found = probe_engines_at_once(exp.engines, logs)
+    for result in found:
+        if isinstance(result, EngineError):
+            raise ExperimentError(f"{exp.source}: {result}") from None
+    return {spec.name: identity for spec, identity in zip(exp.engines, found)}
 
 
 def choose_backend(settings: DaskSettings | None) -> Backend:
@@ -112,5 +112,7 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
         finally:
             progress.close()
             page.close()
+            from lab.report import write_report  # pandas, matplotlib: after the games
+
             report = write_report(store, exp.out, exp.name)
     return RunOutcome(tournament, report)

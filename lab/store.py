@@ -13,6 +13,9 @@ a later Tempo is refused with a message saying so.
 
 Durability: WAL journal with `synchronous=FULL`; a process killed at any instant (SIGKILL) leaves
 either the whole game or nothing, and readers (notebooks, exports) can read while a run writes.
+
+pandas is imported by the methods that return frames, not with the module: a run's coordinator
+only writes, and its first game should not wait for pandas to load.
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from lab.records import GameRecord, GameSummary
 from timecontrol.control import TimeControl
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
@@ -289,6 +293,8 @@ class Store:
 
     def engines(self) -> pd.DataFrame:
         """One row per engine: name, cmd, protocol, options, binary, id_name, author, version."""
+        import pandas as pd
+
         return pd.read_sql_query("SELECT * FROM engines ORDER BY name", self.conn)
 
     # --- games --------------------------------------------------------------------------------
@@ -328,6 +334,8 @@ class Store:
     def games(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per game (all, or those of `game_ids`) in the order they finished, worker
         fields as `worker_<key>`."""
+        import pandas as pd
+
         query = f"SELECT {', '.join(GAME_COLUMNS)}, worker FROM games"
         query, params = _only(query, "game_id", game_ids)
         frame = pd.read_sql_query(query + " ORDER BY seq", self.conn, params=params)
@@ -344,11 +352,15 @@ class Store:
     def results(self) -> pd.DataFrame:
         """White, Black and Result of every game in finishing order: what a rating fit needs,
         without the other columns."""
+        import pandas as pd
+
         rows = self.conn.execute("SELECT white, black, result FROM games ORDER BY seq").fetchall()
         return pd.DataFrame(rows, columns=["white", "black", "result"])
 
     def moves(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per engine move (games in finishing order), telemetry as `tm_<key>` columns."""
+        import pandas as pd
+
         columns = ", ".join(("g." if c in ("white", "black") else "m.") + c for c in MOVE_COLUMNS)
         query = f"SELECT {columns}, m.telemetry FROM moves m JOIN games g USING (game_id)"
         query, params = _only(query, "m.game_id", game_ids)
@@ -419,6 +431,8 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
 
 def _expand_json(frame: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
     """Replace a JSON column by one `<prefix><key>` column per key found in any row."""
+    import pandas as pd
+
     parsed = [json.loads(text) if isinstance(text, str) and text else {}
               for text in frame[column]]
     frame = frame.drop(columns=[column])

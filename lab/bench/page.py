@@ -19,10 +19,9 @@ from pathlib import Path
 import chess
 
 from lab.commands.gauntlet import positive_int
-from lab.export import write_pgn
+from lab.export import PGN_NAME, write_pgn
 from lab.page.write import write_run_page
 from lab.records import GameRecord, MoveRecord, SearchInfo
-from lab.report import PGN_NAME
 from lab.store import DB_NAME, open_store
 from timecontrol.control import parse_time_control
 

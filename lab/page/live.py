@@ -20,8 +20,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lab.page.write import write_run_page
-
 #: Seconds between two writes of the page while a run plays.
 INTERVAL_S = 5.0
 #: How often (seconds) an idle writer checks that the run's process is still there.
@@ -36,7 +34,12 @@ NICENESS = 10
 def _serve(folder: str, interval_s: float, parent: int, wanted: Any, closing: Any,
            writes: Any, problems: Any) -> None:
     """The writer process: one page per raised flag, at most one per `interval_s` (or per
-    `COST_RATIO` times the last write's duration, when that is longer), at low priority."""
+    `COST_RATIO` times the last write's duration, when that is longer), at low priority.
+
+    The page's modules (pandas, matplotlib) are imported here, in the writer, so the run's own
+    process starts its first game without loading them."""
+    from lab.page.write import write_run_page
+
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     while not closing.is_set():

@@ -166,9 +166,14 @@ def test_the_probe_of_a_mistaken_xboard_engine_is_logged(tmp_path) -> None:
          "match", "phalanx", "stockfish", "--out", str(tmp_path / "out"),
          "--log", str(tmp_path / "logs")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "is this an XBoard engine?" in done.stderr
-    (file,) = (tmp_path / "logs").iterdir()  # the first engine's probe failed: nothing after it
-    log = parse_log(file)
+    # Both engines are probed side by side: phalanx's failed handshake and Stockfish's good one
+    # are each in a log of their own, and no game was played.
+    files = {path.name.split("-")[0]: path for path in (tmp_path / "logs").iterdir()}
+    assert sorted(files) == ["phalanx", "stockfish"]
+    log = parse_log(files["phalanx"])
     assert (">", "uci") in log and ("<", "Illegal move: uci") in log
+    assert ("<", "uciok") in parse_log(files["stockfish"])
+    assert not any(text.startswith("go") for _, text in parse_log(files["stockfish"]))
     assert not (tmp_path / "out").exists()
 
 

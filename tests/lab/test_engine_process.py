@@ -11,7 +11,14 @@ import chess.engine
 import numpy as np
 import pytest
 
-from lab.engine_process import XBOARD_HINT, EngineError, EnginePool, EngineProcess, probe_engine
+from lab.engine_process import (
+    XBOARD_HINT,
+    EngineError,
+    EnginePool,
+    EngineProcess,
+    probe_engine,
+    probe_engines_at_once,
+)
 from lab.records import EngineSpec
 from lab.search_info import parse_search_lines
 
@@ -27,6 +34,18 @@ def test_probe_stockfish_reports_identity_and_options(stockfish) -> None:
     assert identity.path == os.path.realpath(STOCKFISH)
     assert identity.options["Hash"]["type"] == "spin" and identity.options["Hash"]["min"] == 1
     assert "Skill Level" in identity.options
+
+
+def test_engines_are_probed_side_by_side(fake, tmp_path) -> None:
+    # Each fake finishes its handshake only once the other has started (its log file exists):
+    # probed one after the other, the first would time out waiting for the second.
+    first, second = tmp_path / "first.log", tmp_path / "second.log"
+    engines = [fake("one", log=first, uciok_after=second),
+               fake("two", log=second, uciok_after=first),
+               EngineSpec("ghost", [str(tmp_path / "nowhere")])]
+    one, two, ghost = probe_engines_at_once(engines)
+    assert one.name == two.name == "Fake 1.0"
+    assert isinstance(ghost, EngineError) and "engine 'ghost'" in str(ghost)
 
 
 def test_probe_errors_name_the_engine_and_the_problem(stockfish, fake, tmp_path) -> None:

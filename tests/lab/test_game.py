@@ -218,6 +218,18 @@ def test_an_engine_that_cannot_start_loses(fake, tmp_path) -> None:
     assert record.reason.startswith("White failed to start: engine 'ghost': binary")
 
 
+def test_both_engines_start_side_by_side_and_a_black_failure_loses(fake, tmp_path) -> None:
+    # White's handshake ends only once Black has started: started one after the other, White
+    # would time out waiting for it.
+    white_log, black_log = tmp_path / "white.log", tmp_path / "black.log"
+    record = play_game(task(fake("w", log=white_log, uciok_after=black_log),
+                            fake("b", log=black_log), "1+0.1"))
+    assert record.termination != "abandoned" and len(record.moves) > 0
+    record = play_game(task(fake("w"), EngineSpec("ghost", [str(tmp_path / "ghost")]), "1+0"))
+    assert (record.result, record.termination) == ("1-0", "abandoned")
+    assert record.reason.startswith("Black failed to start: engine 'ghost': binary")
+
+
 FAULTS = [
     # fault, fake flags, control, result, termination, reason
     ("crash", {}, "1+0.1", "abandoned", "White disconnected"),

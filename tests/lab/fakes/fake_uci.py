@@ -16,8 +16,10 @@ process) it commits the `--fault`:
 * `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake;
 * `deaf`: hangs at its `--at`-th `isready` (counted instead of `go`), never answering.
 
-`--log FILE` appends every command received to FILE. With `--once FILE` the fault happens only
-if FILE does not exist yet (it is created), so a restarted process behaves.
+`--log FILE` appends every command received to FILE (created at start-up). `--uciok-after FILE`
+holds back `uciok` until FILE exists (so two fakes can wait for each other's start). With
+`--once FILE` the fault happens only if FILE does not exist yet (it is created), so a restarted
+process behaves.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def main() -> int:
     parser.add_argument("--score", type=int, default=0)
     parser.add_argument("--name", default="Fake")
     parser.add_argument("--log", default=None, help="append every command received to this file")
+    parser.add_argument("--uciok-after", default=None, help="answer uciok once this file exists")
     args = parser.parse_args()
     fault = args.fault
     if args.once is not None:
@@ -63,6 +66,8 @@ def main() -> int:
         if command == "uci":
             if fault == "nouciok":
                 continue
+            while args.uciok_after and not os.path.exists(args.uciok_after):
+                time.sleep(0.01)
             out.write(f"id name {args.name} 1.0\nid author Tests\n"
                       "option name Hash type spin default 16 min 1 max 128\nuciok\n")
         elif command == "isready":
