@@ -15,6 +15,9 @@ from typing import Any
 from lab.engine_log import EngineLogs
 from timecontrol.control import TimeControl
 
+#: Points of each result string for White, as PGN writes them.
+RESULT_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
 
 class Termination(StrEnum):
     """How a game ended, as PGN's Termination tag says it (the values are what the store and PGN

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lab.records import RESULT_POINTS
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -30,10 +32,6 @@ REGULARIZE_EPS = 1e-3
 SCORE_CLAMP = 1e-3
 #: Two-sided 95 % normal quantile.
 Z95 = NormalDist().inv_cdf(0.975)
-
-#: Points of each result string for White, as PGN writes them.
-RESULT_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 def logistic_score(elo: float) -> float:
     """Expected score of a logistic Elo difference: L(x) = 1/(1 + 10^(−x/400)) (§4.1)."""

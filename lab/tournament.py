@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from lab import stats
 from lab.experiment import Experiment
-from lab.records import GameRecord, GameSummary, GameTask, Termination
-from lab.sprt_estimate import SequentialEstimate, sequential_estimate
+from lab.records import RESULT_POINTS, GameRecord, GameSummary, GameTask, Termination
 from lab.store import Store
+
+if TYPE_CHECKING:
+    from lab.sprt_estimate import SequentialEstimate
+    from lab.stats import EloEstimate, SprtResult
 
 #: An engine failing this many of its games in a row stops the run.
 MAX_CONSECUTIVE_FAULTS = 3
@@ -53,16 +55,20 @@ class Standing:
 
     def pentanomial(self) -> list[int]:
         """[LL, LD, WL+DD, WD, WW] over completed pairs (unfinished pairs do not count, §2.5)."""
+        from lab import stats  # numpy: after the first game, not before the first go
+
         return stats.pentanomial(sum(p) for p in self.pairs.values() if len(p) == 2)
 
-    def estimate(self, paired: bool) -> stats.EloEstimate:
+    def estimate(self, paired: bool) -> EloEstimate:
         """Elo with its 95 % interval: pentanomial when openings are paired, else trinomial."""
+        from lab import stats
+
         return stats.elo_estimate(self.pentanomial() if paired else self.trinomial())
 
 
 def player_score(record: GameRecord | GameSummary, player: str) -> float | None:
     """`player`'s points in a finished game, None for an undecided result ('*')."""
-    points = stats.RESULT_POINTS.get(record.result)
+    points = RESULT_POINTS.get(record.result)
     if points is None:
         return None
     return points if record.white == player else 1.0 - points
@@ -97,7 +103,7 @@ class Tournament:
         self.worker_failures = 0
         self.stop_reason: str | None = None
         self.failed = False
-        self.sprt_result: stats.SprtResult | None = None
+        self.sprt_result: SprtResult | None = None
         self.sprt_estimate: SequentialEstimate | None = None
         self.in_flight: dict[str, GameTask] = {}
         self.observers: list[Callable[[GameRecord], None]] = []
@@ -197,6 +203,9 @@ class Tournament:
         cfg = self.exp.sprt
         if cfg is None:
             return
+        from lab import stats
+        from lab.sprt_estimate import sequential_estimate
+
         standing = self.standings[self.focus[0]]
         counts = standing.pentanomial() if self.exp.openings.paired else standing.trinomial()
         self.sprt_result = stats.sprt(counts, cfg.elo0, cfg.elo1, cfg.alpha, cfg.beta, cfg.model)

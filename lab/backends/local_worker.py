@@ -1,8 +1,7 @@
 """A local pool's worker process: play the games it is given, one at a time, keeping its engines.
 
-Its own module, importing only the game and the engine processes, because every spawned worker
-imports the module that holds its entry point: without the store (pandas) and the statistics
-(numpy) it starts in about a tenth of the time.
+Its own module, importing only the game and the engine processes: the one job of a worker, and
+all a process started by another backend's means (a spawned interpreter) would have to import.
 """
 
 from __future__ import annotations

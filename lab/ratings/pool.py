@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lab.stats import RESULT_POINTS
+from lab.records import RESULT_POINTS
 
 
 @dataclass

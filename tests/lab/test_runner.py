@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 import signal
 import sys
@@ -215,19 +216,8 @@ def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_
 
 
 def _worker_pids() -> list[int]:
-    """This process's children that are pool workers (spawned by multiprocessing)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat[1]) == os.getpid() and b"spawn_main" in cmdline:
-            pids.append(int(entry.name))
-    return pids
+    """This process's children that are pool workers."""
+    return [p.pid for p in multiprocessing.active_children() if p.name.startswith("tempo-worker-")]
 
 
 def test_a_worker_killed_mid_game_is_replaced_and_its_game_replayed(tmp_path):
