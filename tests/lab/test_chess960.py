@@ -14,6 +14,7 @@ import pytest
 
 from lab.commands.gauntlet import add_run_options, run_overrides
 from lab.engine_log import EngineLogs
+from lab.engine_process import EngineError, probe_engines_at_once
 from lab.experiment import ExperimentError, Overrides
 from lab.experiment_file import load_experiment
 from lab.export import game_pgn, record_pgn_text, write_pgn
@@ -33,9 +34,10 @@ from tests.lab.test_game import task
 CASTLE_BOOK = (chess.Board.from_chess960_pos(96).fen(), ["f1e3", "f8e6", "g1h1"])
 
 
-def _no_book(variant: str | None = None) -> str:
-    """BASE without its book file, with a top-level `variant` when given."""
-    text = BASE.split("[openings]")[0] + "[openings]\nseed = 7\n" + BASE.split("seed = 7\n")[1]
+def _no_book(variant: str | None = None, text: str = BASE) -> str:
+    """An experiment (BASE unless `text`) without its book file, `[openings] seed = 7` kept, with
+    a top-level `variant` when given."""
+    text = text.split("[openings]")[0] + "[openings]\nseed = 7\n" + text.split("seed = 7\n")[1]
     return text if variant is None else f'variant = "{variant}"\n' + text
 
 
@@ -128,22 +130,22 @@ def test_tempo_match_with_variant_plays_960_starts_not_the_shipped_book():
 
 def test_engines_without_chess960_are_refused_before_any_game(tmp_path):
     fake = with_b(f'cmd = ["{sys.executable}", "{FAKES / "fake_uci.py"}"]')
-    exp = load_experiment(write(tmp_path, "variant = \"chess960\"\n" + _no_book_of(fake)))
+    exp = load_experiment(write(tmp_path, _no_book("chess960", fake)))
     with pytest.raises(ExperimentError, match="engine 'b' cannot play variant 'chess960': it "
                        "declares no UCI_Chess960 option"):
         probe_engines(exp)
     assert not exp.out.exists()
-    phalanx = with_b('cmd = ["/usr/games/phalanx"]\nprotocol = "xboard"')
-    exp = load_experiment(write(tmp_path, "variant = \"dfrc\"\n" + _no_book_of(phalanx)))
-    with pytest.raises(ExperimentError, match="engine 'b' cannot play variant 'dfrc': it "
-                       "declares no fischerandom in its feature variants"):
-        probe_engines(exp)
     # Stockfish declares UCI_Chess960 and passes
     assert probe_engines(load_experiment(write(tmp_path, _no_book("chess960"))))
 
 
-def _no_book_of(text: str) -> str:
-    return text.split("[openings]")[0] + text.split("seed = 7\n")[1]
+def test_an_xboard_engine_without_fischerandom_is_refused(phalanx):
+    (standard,) = probe_engines_at_once([phalanx])
+    assert standard.name == "Phalanx XXV"
+    (refused,) = probe_engines_at_once([phalanx], variant=Variant.DFRC)
+    assert isinstance(refused, EngineError)
+    assert str(refused) == ("engine 'phalanx' cannot play variant 'dfrc': it declares no "
+                            "fischerandom in its feature variants")
 
 
 @pytest.mark.timeout(120)
