@@ -86,6 +86,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("Telemetry", "check", True),
     Option("ValueScale", "spin", 400, 50, 4000),
     Option("SmartPruningFactor", "string", "1.33"),
+    # UCI protocol, section "Chess960": castling is sent and read as king takes own rook.
+    Option("UCI_Chess960", "check", False),
     Option("Clear Hash", "button"),
 )
 

@@ -2,7 +2,10 @@
 
 Commands and options follow the design's UCI contract (docs/design.md); `stop` and `isready`
 are answered while the engine thinks, and malformed input is answered with
-`info string error: ...` instead of ending the process. Per `go`, a stopper comes from the game's
+`info string error: ...` instead of ending the process. With `UCI_Chess960` on, positions (X-FEN or
+Shredder-FEN castling) and moves are read, and moves written, in Chess960 notation: castling is
+the king taking its own rook (UCI protocol, section "Chess960"; python-chess's
+`Board(chess960=True)` does both). Per `go`, a stopper comes from the game's
 time manager (`timecontrol.factory.create_manager`, option `TimeManager`) when a clock is given,
 otherwise from the plain limits of `go`; one `info string tm {json}` telemetry line precedes
 `bestmove`.
@@ -81,11 +84,9 @@ def parse_go(args: list[str], board: chess.Board) -> tuple[GoParams, list[chess.
             index += 1
             while index < len(args) and args[index] not in GO_WORDS:
                 try:
-                    move = chess.Move.from_uci(args[index])
+                    move = board.parse_uci(args[index])
                 except ValueError:
-                    move = None
-                if move is None or move not in board.legal_moves:
-                    raise UciError(f"go: searchmoves {args[index]!r} is not a legal move")
+                    raise UciError(f"go: searchmoves {args[index]!r} is not a legal move") from None
                 searchmoves.append(move)
                 index += 1
         else:
@@ -115,9 +116,10 @@ class Position:
     error: str | None = None
 
 
-def parse_position(args: list[str]) -> Position:
+def parse_position(args: list[str], chess960: bool = False) -> Position:
     """A `position` command; a bad start raises UciError, and an illegal move ends the move list
-    there: the position is the legal prefix (as Stockfish does) and `error` names the move."""
+    there: the position is the legal prefix (as Stockfish does) and `error` names the move.
+    With `chess960` the board follows the Chess960 castling rules and notation."""
     if not args:
         raise UciError("position: expected startpos or fen")
     if args[0] == "startpos":
@@ -130,7 +132,7 @@ def parse_position(args: list[str]) -> Position:
     else:
         raise UciError(f"position: expected startpos or fen, got {args[0]!r}")
     try:
-        board = chess.Board(fen)
+        board = chess.Board(fen, chess960=chess960)
     except ValueError as error:
         raise UciError(f"position: bad fen {fen!r}: {error}") from None
     if board.status() != chess.STATUS_VALID:
@@ -252,11 +254,12 @@ class UciEngine:
         self.manager.new_game()
         self.tree_keeper.new_game()
         self.limiter.new_game()
-        self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
+        self.start_fen, self.moves = chess.STARTING_FEN, []
+        self.board = chess.Board(chess960=self.options["UCI_Chess960"])
 
     def cmd_position(self, args: list[str]) -> None:
         self.finish_search()
-        position = parse_position(args)
+        position = parse_position(args, self.options["UCI_Chess960"])
         fen, moves = position.fen, position.moves
         continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
         if not continues:
@@ -292,6 +295,17 @@ class UciEngine:
             except ValueError as error:
                 raise UciError(f"setoption TimeManager: {error}") from None
         self.options.set(name, parsed)
+        if name == "UCI_Chess960" and parsed != self.board.chess960:
+            self.replay_position()
+
+    def replay_position(self) -> None:
+        """The current position read again under the `UCI_Chess960` now set (a GUI sends the
+        option before `position`, but one sent after it must not leave the old rules)."""
+        position = parse_position(["fen", self.start_fen, "moves", *self.moves],
+                                  self.options["UCI_Chess960"])
+        self.moves, self.board = position.moves, position.board
+        if position.error is not None:
+            self.error(position.error)
 
     def cmd_debug(self, args: list[str]) -> None:
         if args not in (["on"], ["off"]):

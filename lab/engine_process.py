@@ -44,6 +44,7 @@ import chess.engine
 
 from lab.engine_log import EngineLogs, EngineTranscript, exit_description
 from lab.records import EngineSpec
+from lab.variants import Variant
 
 T = TypeVar("T")
 
@@ -352,6 +353,14 @@ class EngineProcess:
             protocol=spec.protocol, options=_describe_options(protocol.options),
             path=self.identity.path)
 
+    def plays_chess960(self) -> bool:
+        """Whether the engine declared Chess960 in its handshake: a UCI `UCI_Chess960` option
+        (UCI protocol, "Chess960" section) or `fischerandom` in XBoard's `feature variants=`
+        (CECP v2) - what python-chess needs to send it a Chess960 game."""
+        if self.spec.protocol == "uci":
+            return "UCI_Chess960" in self.protocol.options
+        return "fischerandom" in str(self.protocol.features.get("variants", "")).split(",")
+
     def _no_setboard(self) -> str:
         return f"engine {self.spec.name!r} lacks the setboard feature python-chess needs"
 
@@ -566,15 +575,23 @@ def probe_engine(spec: EngineSpec, logs: EngineLogs | None = None) -> EngineIden
     return found
 
 
-def probe_engines_at_once(specs: list[EngineSpec], logs: EngineLogs | None = None
+def probe_engines_at_once(specs: list[EngineSpec], logs: EngineLogs | None = None,
+                          variant: Variant = Variant.STANDARD
                           ) -> list[EngineIdentity | EngineError]:
     """`probe_engine` for several engines started side by side (a run waits for the slowest
     handshake, not for their sum): each engine's identity, or the `EngineError` it failed with,
-    in the order of `specs`."""
+    in the order of `specs`. For a Chess960 or DFRC `variant`, an engine that does not declare
+    Chess960 (`EngineProcess.plays_chess960`) fails."""
 
     async def probe(spec: EngineSpec) -> EngineIdentity:
         process = await EngineProcess.start(spec, logs)
+        chess960 = process.plays_chess960()
         await process.quit()
+        if variant.chess960 and not chess960:
+            declaration = ("no UCI_Chess960 option" if spec.protocol == "uci"
+                           else "no fischerandom in its feature variants")
+            raise EngineError(f"engine {spec.name!r} cannot play variant {variant.value!r}: it "
+                              f"declares {declaration}")
         return process.identity
 
     async def probe_all() -> list[Any]:

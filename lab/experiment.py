@@ -15,8 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from lab.backends.settings import DaskSettings
-from lab.openings import BookError, Opening, book_format, load_book, order_book, start_at
+from lab.openings import (
+    BookError,
+    Opening,
+    book_format,
+    load_book,
+    order_book,
+    start_at,
+    variant_starts,
+)
 from lab.records import Adjudication, EngineSpec
+from lab.variants import Variant
 from timecontrol.control import TimeControl
 
 #: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
@@ -112,6 +121,7 @@ class Experiment:
     log: LogConfig = field(default_factory=LogConfig)
     wait_ms: int = 0
     output: OutputFiles = field(default_factory=OutputFiles)
+    variant: Variant = Variant.STANDARD
     book: list[Opening] = field(default_factory=list, repr=False)
 
     def engine(self, name: str) -> EngineSpec:
@@ -159,6 +169,8 @@ class Experiment:
         for table, key, default in LATER_KEYS:
             if data[table].get(key, default) == default:
                 data[table].pop(key, None)
+        if self.variant is Variant.STANDARD:  # a later key too: older folders still resume
+            data.pop("variant")
         book = data["openings"]
         if book["file"] is not None:
             path = Path(book["file"])
@@ -170,7 +182,8 @@ class Experiment:
 @dataclass
 class Overrides:
     """Command-line values that replace the file's (`--games`, `--concurrency`, `--tc`, `--out`,
-    `--log`, `--margin`, `--engines`, `--each`, `--wait`, `--pgn-out`, `--epd-out`).
+    `--log`, `--margin`, `--engines`, `--each`, `--wait`, `--pgn-out`, `--epd-out`,
+    `--variant`).
 
     `tc` replaces the experiment's time control and every per-engine one (the loader parses it,
     as it parses the file's); `margin_ms` likewise. `each` holds `--each KEY=VALUE` words, laid
@@ -189,16 +202,21 @@ class Overrides:
     wait_ms: int | None = None
     pgn_out: list[str] | None = None
     epd_out: str | None = None
+    variant: str | None = None
 
 
 def load_book_for(exp: Experiment) -> list[Opening]:
-    """The experiment's openings in play order (an empty book means the start position)."""
+    """The experiment's openings in play order (an empty book means the start position).
+
+    Without a book file a Chess960 or DFRC experiment plays its variant's start positions
+    (`lab.openings.variant_starts`, drawn by the book's seed)."""
     cfg = exp.openings
-    if cfg.file is None:
-        return []
     try:
+        if cfg.file is None:
+            starts = variant_starts(exp.variant, cfg.seed)
+            return start_at(starts, cfg.start) if starts else []
         fmt = cfg.format or book_format(cfg.file)
-        book = load_book(cfg.file, fmt, cfg.plies, cfg.pick, cfg.seed)
+        book = load_book(cfg.file, fmt, cfg.plies, cfg.pick, cfg.seed, exp.variant.chess960)
         return start_at(order_book(book, cfg.order, cfg.seed), cfg.start)
     except BookError as exc:
         raise ExperimentError(f"{exp.source}: [openings]: {exc}") from None

@@ -38,6 +38,7 @@ from lab.openings import POLYGLOT_PICKS
 from lab.records import Adjudication, EngineSpec
 from lab.revisions import RevisionError, revision_environment, revision_tree
 from lab.toml_table import TomlTable, read_toml
+from lab.variants import Variant
 from timecontrol.control import TimeControl, TimeControlError, parse_time_control
 
 #: The margin (ms) of `st=` controls when none is given. Measured here (docs/experiments.md,
@@ -280,6 +281,16 @@ def _writable(text: str, base: Path, table: TomlTable | None, key: str) -> str:
     raise table.error(f"key '{key}': {message}")
 
 
+def _variant(text: str, where: str) -> Variant:
+    """The variant `text` names; an unknown one is an error naming where it was given and the
+    variants there are."""
+    try:
+        return Variant(text)
+    except ValueError:
+        known = ", ".join(repr(v.value) for v in Variant)
+        raise ExperimentError(f"{where}: unknown variant {text!r}; use one of {known}") from None
+
+
 def parse_experiment(data: dict[str, Any], source: str, base: Path,
                      overrides: Overrides | None = None) -> Experiment:
     """Build and check an experiment from TOML data; `base` anchors relative paths."""
@@ -303,6 +314,10 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     log = _log(top.table("log"), base)
     output = _output(top.table("output"), base, overrides)
     wait_ms = top.get("wait_ms", int, 0)
+    variant = _variant(top.get("variant", str, Variant.STANDARD.value),
+                       f"{source}: top level: key 'variant'")
+    if overrides.variant is not None:
+        variant = _variant(overrides.variant, "--variant")
     wait_ms = wait_ms if overrides.wait_ms is None else overrides.wait_ms
     if wait_ms < 0:
         raise top.error(f"key 'wait_ms' must not be negative, got {wait_ms}")
@@ -340,7 +355,7 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
         openings=book, concurrency=overrides.concurrency or concurrency,
         adjudication=adjudication, sprt=sprt, margin_ms=margin_ms or 0,
         out=Path(overrides.out or out or Path("results") / name), source=source,
-        backend=backend, log=log, wait_ms=wait_ms, output=output,
+        backend=backend, log=log, wait_ms=wait_ms, output=output, variant=variant,
     )
     if overrides.rounds is not None and overrides.games is None:
         experiment.games = None

@@ -6,7 +6,10 @@ White, Black, Result, FEN/SetUp for book starts, PlyCount, TimeControl, Terminat
 times; book moves carry `{book}` and engine moves `{+0.35/12 0.512s}` (score in pawns from the
 mover's side, `+M5`/`-M4` in plies for mates, then depth, then the measured time), with a space,
 not a comma (fastchess #594), and the reason on the last move. python-chess, cutechess and Ordo
-read it. Files are written to a temporary name and renamed, so a reader never sees half a file.
+read it. A Chess960 or DFRC game always has FEN/SetUp and `[Variant "Chess960"]`, the name
+python-chess's `Game.setup` writes and reads back as Chess960 (it also reads cutechess's
+"fischerandom": `chess.pgn.Headers.is_chess960`); DFRC is Chess960 from a FEN. Files are written
+to a temporary name and renamed, so a reader never sees half a file.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import chess
 import chess.pgn
 
 from lab.records import GameRecord
-from lab.store import Store, game_row, move_rows
+from lab.store import OLD_VARIANT, Store, game_row, move_rows
+from lab.variants import variant_board
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,7 +97,7 @@ def game_pgn(game: Mapping[str, Any], moves: Sequence[Mapping[str, Any]], event:
     """One game as a PGN game: its `games` row and its `moves` rows in ply order, as read from
     the store (`Store.games()`, `Store.moves()`) or made from a record (`store.game_row`)."""
     pgn = chess.pgn.Game()
-    board = chess.Board(game["opening_fen"])
+    board = variant_board(game["opening_fen"], game.get("variant") or OLD_VARIANT)
     started = str(game.get("started_at") or "")
     headers = {
         "Event": event,
@@ -105,7 +109,10 @@ def game_pgn(game: Mapping[str, Any], moves: Sequence[Mapping[str, Any]], event:
         "Result": game["result"],
     }
     pgn.headers.update(headers)
-    if board.fen() != chess.STARTING_FEN:
+    if board.chess960:
+        pgn.setup(board)  # Variant "Chess960"; FEN and SetUp even for position 518
+        pgn.headers.update(FEN=board.fen(), SetUp="1")
+    elif board.fen() != chess.STARTING_FEN:
         pgn.setup(board)
     node: chess.pgn.GameNode = pgn
     book = str(game.get("opening_moves") or "").split()
@@ -233,7 +240,7 @@ def output_pgn_text(record: GameRecord, event: str = "Tempo", minimal: bool = Fa
 
 def final_epd(record: GameRecord) -> str:
     """A game's final position as an EPD line (cutechess `-epdout`)."""
-    return chess.Board(record.final_fen).epd()
+    return variant_board(record.final_fen, record.variant).epd()
 
 
 def append_output_files(record: GameRecord, pgn: str | None, epd: str | None,

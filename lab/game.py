@@ -53,6 +53,7 @@ from lab.engine_process import (
 )
 from lab.records import GameRecord, GameTask, MoveRecord, Outcome, Termination
 from lab.search_info import parse_search_lines
+from lab.variants import variant_board
 from timecontrol.clock import Clock
 from timecontrol.control import TimeControl
 from timecontrol.go import GoParams, go_params
@@ -89,9 +90,11 @@ def _now() -> str:
 
 
 def start_board(task: GameTask) -> chess.Board:
-    """The position the engines start from: the opening FEN with the book moves played."""
+    """The position the engines start from: the opening FEN with the book moves played, on a
+    board of the task's variant (python-chess then sends Chess960 engines `UCI_Chess960` or
+    `variant fischerandom` and reads their castling as king takes rook)."""
     try:
-        board = chess.Board(task.opening_fen)
+        board = variant_board(task.opening_fen, task.variant)
     except ValueError as err:
         raise GameSetupError(f"game {task.game_id}: bad opening FEN {task.opening_fen!r}: "
                              f"{err}") from err
@@ -181,7 +184,8 @@ class _Game:
             opening_moves=list(task.opening_moves), started_at=_now(), tc=task.tc,
             round=task.round, pair_id=task.pair_id,
             worker={"host": socket.gethostname(), "pid": os.getpid()},
-            white_tc=self.controls[chess.WHITE], black_tc=self.controls[chess.BLACK])
+            white_tc=self.controls[chess.WHITE], black_tc=self.controls[chess.BLACK],
+            variant=task.variant)
 
     def finish(self, outcome: Outcome) -> GameRecord:
         record = self.record

@@ -1,5 +1,5 @@
-"""Opening books: start positions from EPD, PGN or Polyglot files, Chess960 start positions, and
-building a balanced EPD book.
+"""Opening books: start positions from EPD, PGN or Polyglot files, Chess960 and DFRC start
+positions, and building a balanced EPD book.
 
 An `Opening` is a start position (FEN) plus book moves played from it. EPD lines give a position
 and no moves; PGN games give their start position and their first `plies` moves; a Polyglot
@@ -7,6 +7,8 @@ and no moves; PGN games give their start position and their first `plies` moves;
 `BookError` naming the file and the line, in our words rather than python-chess's objects. The
 FEN keeps the EPD's en-passant square and drops its opcodes (fastchess #248, #559 in
 docs/reference/harness_and_stats.md §7.2). `start_at` is fastchess's `-openings start=N`.
+A book read for a Chess960 or DFRC experiment (`chess960=True`) takes its FENs' castling as
+X-FEN or Shredder-FEN and its moves in either castling notation.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 import chess.polyglot
+
+from lab.variants import Variant
 
 #: Lines drawn from a Polyglot book when it is read (the schedule wraps around them).
 POLYGLOT_LINES = 1000
@@ -64,6 +68,10 @@ def book_format(path: str | Path) -> str:
                     "(Polyglot)")
 
 
+#: The start positions drawn for a Chess960 or DFRC experiment without a book file.
+VARIANT_STARTS = 960
+
+
 def _status_words(status: chess.Status) -> str:
     """python-chess's position status flags in words ('no white king, too many kings')."""
     return ", ".join(flag.name.lower().replace("_", " ") for flag in chess.Status
@@ -79,8 +87,9 @@ def _read_text(path: Path) -> str:
         raise BookError(f"{path}: cannot read the opening book: {exc}") from None
 
 
-def read_epd(path: str | Path) -> list[Opening]:
-    """One opening per non-blank, non-comment line; a bad line raises `BookError` (file:line)."""
+def read_epd(path: str | Path, chess960: bool = False) -> list[Opening]:
+    """One opening per non-blank, non-comment line; a bad line raises `BookError` (file:line).
+    With `chess960` the positions are read under the Chess960 castling rules."""
     path = Path(path)
     openings = []
     for number, line in enumerate(_read_text(path).splitlines(), start=1):
@@ -88,7 +97,7 @@ def read_epd(path: str | Path) -> list[Opening]:
         if not text or text.startswith("#"):
             continue
         try:
-            board, _ = chess.Board.from_epd(text)
+            board, _ = chess.Board.from_epd(text, chess960=chess960)
         except ValueError as exc:
             raise BookError(f"{path}:{number}: not a valid EPD position ({exc}): "
                             f"{text!r}") from None
@@ -98,7 +107,7 @@ def read_epd(path: str | Path) -> list[Opening]:
                             f"{text!r}")
         if board.is_game_over():
             raise BookError(f"{path}:{number}: the game is already over in {text!r}")
-        openings.append(Opening(board.fen(), (), f"{path}:{number}"))
+        openings.append(Opening(board.fen(), (), f"{path}:{number}", chess960=chess960))
     if not openings:
         raise BookError(f"{path}: no positions in the opening book")
     return openings
@@ -171,11 +180,15 @@ def _movetext_problem(text: str) -> tuple[int, str] | None:
     return None
 
 
-def read_pgn(path: str | Path, plies: int | None = None) -> list[Opening]:
+def read_pgn(path: str | Path, plies: int | None = None,
+             chess960: bool = False) -> list[Opening]:
     """The start position and first `plies` moves (all when None) of each game in a PGN file.
 
     python-chess reads leniently; a move that cannot be read or is illegal, a game with no moves
-    or a `{` comment left open raises `BookError` with the line of the problem.
+    or a `{` comment left open raises `BookError` with the line of the problem. A game python-chess
+    reads as Chess960 (its `Variant` tag, or Chess960 castling rights in its FEN) is refused
+    unless `chess960`; with `chess960` every game is played on a Chess960 board and its moves are
+    kept in Chess960 notation (castling as king takes rook).
     """
     path = Path(path)
     text = _read_text(path)
@@ -199,18 +212,22 @@ def read_pgn(path: str | Path, plies: int | None = None) -> list[Opening]:
             line, error = builder.first_error
             raise BookError(f"{path}:{number}: bad PGN game: {error} (at line {line})")
         board = game.board()
+        if board.chess960 and not chess960:
+            raise BookError(f"{path}:{number}: a Chess960 game in a standard-chess experiment "
+                            "(set variant = \"chess960\")")
+        board = chess.Board(board.fen(), chess960=chess960)
         fen = board.fen()
         moves = []
         for move in game.mainline_moves():
             if plies is not None and len(moves) >= plies:
                 break
-            moves.append(move.uci())
+            moves.append(board.uci(move))
             board.push(move)
         if not moves and board.is_game_over():
             raise BookError(f"{path}:{number}: the game is already over at its start")
         if board.is_game_over():
             raise BookError(f"{path}:{number}: the book line ends the game ({board.result()})")
-        openings.append(Opening(fen, tuple(moves), f"{path}:{number}"))
+        openings.append(Opening(fen, tuple(moves), f"{path}:{number}", chess960=chess960))
     if not openings:
         raise BookError(f"{path}: no games in the opening book")
     return openings
@@ -273,6 +290,35 @@ def chess960_openings(indices: list[int] | None = None) -> list[Opening]:
     return openings
 
 
+def dfrc_openings(count: int = VARIANT_STARTS, seed: int = 0) -> list[Opening]:
+    """`count` double Fischer random start positions drawn by a seeded generator (same seed, same
+    positions): White's back rank is Chess960 position W and Black's Chess960 position B, each
+    (W, B) pair at most once; `source` is 'dfrc:W-B'. Castling is X-FEN `KQkq`: in a 960 back rank
+    the king stands between its two rooks, so each side's outer rooks are its castling rooks."""
+    if not 1 <= count <= 960 * 960:
+        raise BookError(f"DFRC start positions: {count} asked for, 1 to {960 * 960} exist")
+    pairs = random.Random(f"dfrc:{seed}").sample(range(960 * 960), count)
+    openings = []
+    for white, black in (divmod(pair, 960) for pair in pairs):
+        white_rank = chess.Board.from_chess960_pos(white).board_fen().split("/")[-1]
+        black_rank = chess.Board.from_chess960_pos(black).board_fen().split("/")[0]
+        board = chess.Board(f"{black_rank}/pppppppp/8/8/8/8/PPPPPPPP/{white_rank} w KQkq - 0 1",
+                            chess960=True)
+        openings.append(Opening(board.fen(), (), f"dfrc:{white}-{black}", chess960=True))
+    return openings
+
+
+def variant_starts(variant: Variant, seed: int = 0) -> list[Opening]:
+    """The start positions of an experiment without a book file: none for standard chess (the
+    standard start), all 960 Chess960 positions in an order shuffled by `seed`, or
+    `VARIANT_STARTS` DFRC positions drawn by `seed`."""
+    if variant is Variant.CHESS960:
+        return order_book(chess960_openings(), "random", seed)
+    if variant is Variant.DFRC:
+        return dfrc_openings(VARIANT_STARTS, seed)
+    return []
+
+
 def _line_of(offsets: list[int], position: int, text: str) -> int:
     """1-based line of the first non-blank character at or after character `position`."""
     while position < len(text) and text[position].isspace():
@@ -286,15 +332,20 @@ def _line_containing(offsets: list[int], position: int) -> int:
 
 
 def load_book(path: str | Path, fmt: str | None = None, plies: int | None = None,
-              pick: str = "weighted", seed: int = 0) -> list[Opening]:
+              pick: str = "weighted", seed: int = 0, chess960: bool = False) -> list[Opening]:
     """Read an EPD, PGN or Polyglot book (format from the suffix unless `fmt` is given); `pick`
-    and `seed` choose a Polyglot book's lines."""
+    and `seed` choose a Polyglot book's lines. With `chess960` an EPD or PGN book is read under
+    the Chess960 rules; a Polyglot book (standard-chess lines from the start position) is refused.
+    """
     fmt = fmt or book_format(path)
     if fmt == "epd":
-        return read_epd(path)
+        return read_epd(path, chess960)
     if fmt == "pgn":
-        return read_pgn(path, plies)
+        return read_pgn(path, plies, chess960)
     if fmt == "polyglot":
+        if chess960:
+            raise BookError(f"{path}: a Polyglot book holds standard-chess lines; a Chess960 "
+                            "or DFRC experiment needs an EPD or PGN book, or none")
         return read_polyglot(path, plies, pick, seed)
     raise BookError(f"{path}: unknown opening-book format {fmt!r}; use 'epd', 'pgn' or "
                     "'polyglot'")

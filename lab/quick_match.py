@@ -23,6 +23,7 @@ from lab.experiment import (
     load_book_for,
 )
 from lab.experiment_file import parse_experiment
+from lab.variants import Variant
 
 #: Characters kept out of the names `tempo match` makes up (they become folder names).
 UNSAFE_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9._=+,-]+")
@@ -79,7 +80,8 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
     """A two-engine match from command-line words, checked like a file.
 
     Without `book`, the repository's balanced 8-ply book is used when it is there (in random
-    order), so that paired games do not all start from the same position. `overrides` brings
+    order), so that paired games do not all start from the same position; a Chess960 or DFRC
+    match (`overrides.variant`) plays its variant's start positions instead. `overrides` brings
     the run options `tempo match` shares with `tempo gauntlet` (`--margin`, `--engines`,
     `--each`, `--wait`, `--pgn-out`, `--epd-out`); a word naming an engine of the engines file
     is that engine.
@@ -108,7 +110,7 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
         "openings": {"paired": paired},
         "engines": tables,
     }
-    if book is None and DEFAULT_BOOK.exists():
+    if book is None and overrides.variant in (None, Variant.STANDARD) and DEFAULT_BOOK.exists():
         book = str(DEFAULT_BOOK)
     if book is not None:
         data["openings"]["file"] = str(Path(book).resolve())

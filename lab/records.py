@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from lab.engine_log import EngineLogs
+from lab.variants import Variant
 from timecontrol.control import TimeControl
 
 #: Points of each result string for White, as PGN writes them.
@@ -96,7 +97,7 @@ class Adjudication:
 class GameTask:
     """One scheduled game: players, colours, opening and clocks, with a deterministic id; `logs`
     says where its engine processes keep their traffic and stderr; the worker rests `wait_ms`
-    before playing it (cutechess `-wait`)."""
+    before playing it (cutechess `-wait`); `variant` says which rules its board follows."""
 
     game_id: str
     round: int
@@ -110,6 +111,7 @@ class GameTask:
     pair_id: str | None = None
     logs: EngineLogs = field(default_factory=EngineLogs)
     wait_ms: int = 0
+    variant: Variant = Variant.STANDARD
 
     def margin_for(self, spec: EngineSpec) -> int:
         """How far a move of `spec` may overrun its clock: its own margin, else the game's."""
@@ -170,6 +172,8 @@ class GameRecord:
     `tc` is the game's time control and `white_tc`/`black_tc` each side's (they differ under time
     odds; None: the game's), `final_fen` the last position, and `illegal_move` the text of an
     illegal or malformed move that ended the game (for a comment: it is never in `moves`).
+    `variant` gives the rules the moves are read by (Chess960 and DFRC: castling as king takes
+    rook).
     """
 
     game_id: str
@@ -191,9 +195,11 @@ class GameRecord:
     black_tc: TimeControl | None = None
     final_fen: str = ""
     illegal_move: str | None = None
+    variant: Variant = Variant.STANDARD
 
     def __post_init__(self) -> None:
         self.termination = Termination(self.termination)
+        self.variant = Variant(self.variant)
 
     @property
     def outcome(self) -> Outcome:

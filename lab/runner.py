@@ -38,12 +38,13 @@ def probe_engines(exp: Experiment) -> dict[str, Any]:
     is logged too.
 
     Problems come from the engine module's `probe_engines_at_once` as `EngineError` (missing
-    binary, failed or timed-out handshake, unknown option, XBoard engine without `setboard`) and
+    binary, failed or timed-out handshake, unknown option, XBoard engine without `setboard`, an
+    engine that does not declare Chess960 in a Chess960 or DFRC experiment) and
     the first, in the experiment's engine order, is raised again as `ExperimentError` naming the
     experiment file.
     """
     logs = EngineLogs(io_dir=exp.log.dir)  # I/O log only: no results folder yet
-    found = probe_engines_at_once(exp.engines, logs)
+    found = probe_engines_at_once(exp.engines, logs, exp.variant)
     for result in found:
         if isinstance(result, EngineError):
             raise ExperimentError(f"{exp.source}: {result}") from None

@@ -99,4 +99,5 @@ def _task(exp: Experiment, round_number: int, pair_id: str, game: int, white: st
         pair_id=pair_id if exp.openings.paired else None,
         logs=logs,
         wait_ms=exp.wait_ms,
+        variant=exp.variant,
     )

@@ -8,8 +8,10 @@ already present is never written again, so a resumed run neither loses nor dupli
 
 Each table's columns are declared once (`Table`): its CREATE, its insert by column name and the
 frames read from it follow that declaration. `PRAGMA user_version` holds the schema version:
-a folder written before it was kept (0) has the same tables and is taken as it is, one written by
-a later Tempo is refused with a message saying so.
+a folder written before it was kept (0) has the same tables as version 1; version 2 added
+`games.variant` (the rules a game's moves are read by), which a writer adds to an older store
+(its games are standard chess) and a reader of one fills in; a store written by a later Tempo is
+refused with a message saying so.
 
 Durability: WAL journal with `synchronous=FULL`; a process killed at any instant (SIGKILL) leaves
 either the whole game or nothing, and readers (notebooks, exports) can read while a run writes.
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lab.records import GameRecord, GameSummary
+from lab.variants import variant_board
 from timecontrol.control import TimeControl
 
 if TYPE_CHECKING:
@@ -39,8 +42,11 @@ DB_NAME = "tempo.sqlite"
 LOCK_NAME = "tempo.lock"
 
 #: The store's schema version, kept in `PRAGMA user_version`. 0 is a folder written before the
-#: version was kept (the same tables as version 1); a folder of a later version is refused.
-SCHEMA_VERSION = 1
+#: version was kept (the same tables as version 1); 2 added `games.variant`; a folder of a later
+#: version is refused.
+SCHEMA_VERSION = 2
+#: `games.variant` of a game stored before the column existed.
+OLD_VARIANT = "standard"
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,7 @@ GAMES = Table("games", (
     ("final_fen", "TEXT"),
     ("illegal_move", "TEXT"),
     ("worker", "TEXT"),
+    ("variant", f"TEXT NOT NULL DEFAULT '{OLD_VARIANT}'"),  # last: where ALTER TABLE puts it
 ))
 MOVES = Table("moves", (
     ("game_id", "TEXT NOT NULL REFERENCES games(game_id)"),
@@ -180,6 +187,7 @@ class Store:
             except StoreError:
                 self.conn.close()
                 raise
+            self._game_columns = _game_selection(self.conn)
             return
         self.conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
         try:
@@ -191,8 +199,12 @@ class Store:
         self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.executescript("\n".join(table.create() for table in TABLES))
-        if self.version < SCHEMA_VERSION:  # a new store, or one written before versions
+        if self.version < SCHEMA_VERSION:  # a new store, or one of an older version
+            if "variant" not in _column_names(self.conn, GAMES.name):
+                self.conn.execute(f"ALTER TABLE games ADD COLUMN variant "
+                                  f"{dict(GAMES.columns)['variant']}")
             self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._game_columns = _game_selection(self.conn)
 
     def close(self) -> None:
         """Close the connection (the data is already committed) and any run lock."""
@@ -335,7 +347,7 @@ class Store:
     def games(self, game_ids: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per game (all, or those of `game_ids`) in the order they finished, worker
         fields as `worker_<key>`."""
-        query = f"SELECT {', '.join(GAME_COLUMNS)}, worker FROM games"
+        query = f"SELECT {self._game_columns}, worker FROM games"
         query, params = _only(query, "game_id", game_ids)
         rows = self.conn.execute(query + " ORDER BY seq", params).fetchall()
         return _frame_with_json(rows, GAME_COLUMNS, "worker_")
@@ -365,6 +377,18 @@ class Store:
         return _frame_with_json(rows, MOVE_COLUMNS, "tm_", _MOVE_DTYPES)
 
 
+def _column_names(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def _game_selection(conn: sqlite3.Connection) -> str:
+    """The games frame's columns as a SELECT list: a store read as it was written before
+    `games.variant` existed gives its games the variant they were played in, standard."""
+    present = set(_column_names(conn, GAMES.name))
+    return ", ".join(name if name in present else f"'{OLD_VARIANT}' AS {name}"
+                     for name in GAME_COLUMNS)
+
+
 def _only(query: str, column: str, game_ids: Iterable[str] | None) -> tuple[str, list[str]]:
     """`query` restricted to `game_ids` (unchanged for None), and its parameters."""
     if game_ids is None:
@@ -391,6 +415,7 @@ def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
         "plies": len(record.moves), "white_tc": _text(record.white_tc or record.tc),
         "black_tc": _text(record.black_tc or record.tc), "final_fen": record.final_fen,
         "illegal_move": record.illegal_move, "worker": _canonical(record.worker),
+        "variant": str(record.variant),
     }
 
 
@@ -399,7 +424,7 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
     replaying the game from its opening; `ValueError` for a move illegal in its position."""
     import chess  # here only: reading a store (ratings, plots) needs no move rules
 
-    board = chess.Board(record.opening_fen)
+    board = variant_board(record.opening_fen, record.variant)
     for uci in record.opening_moves:
         board.push_uci(uci)
     rows = []

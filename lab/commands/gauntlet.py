@@ -14,6 +14,7 @@ from lab.backends.settings import (
 from lab.experiment import ExperimentError, Overrides
 from lab.experiment_file import load_experiment
 from lab.store import StoreError
+from lab.variants import Variant
 
 
 def whole_number(minimum: int, unit: str = "") -> Callable[[str], int]:
@@ -65,6 +66,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         "'fi' to end with the final FEN (cutechess -pgnout)")
     parser.add_argument("--epd-out", metavar="FILE",
                         help="append each game's final position to FILE (cutechess -epdout)")
+    parser.add_argument("--variant", choices=[variant.value for variant in Variant],
+                        help="standard chess, Chess960 or double Fischer random (replaces "
+                        "variant; without a book, 960 start positions drawn by the book's seed)")
     parser.add_argument("--plain", action="store_true",
                         help="one line per game, even on a terminal")
     add_backend_arguments(parser)
@@ -74,7 +78,8 @@ def run_overrides(args: argparse.Namespace, **values: object) -> Overrides:
     """The run options of `add_run_options` (and `values`) as overrides of the experiment."""
     return Overrides(concurrency=args.concurrency, out=args.out, log=args.log,
                      margin_ms=args.margin, engines_file=args.engines_file, each=args.each,
-                     wait_ms=args.wait, pgn_out=args.pgn_out, epd_out=args.epd_out, **values)
+                     wait_ms=args.wait, pgn_out=args.pgn_out, epd_out=args.epd_out,
+                     variant=args.variant, **values)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -3,8 +3,10 @@
 `data/v0_results/` was written by `tempo gauntlet` at commit 2233ef8 (two of the experiment's
 four games, `--games 2`): its tempo.sqlite has `PRAGMA user_version` 0, and its games.pgn and
 moves.csv are that code's exports of those two games. Resuming plays only the two missing games,
-keeps the stored ones as they were, writes the old games' PGN and moves byte for byte as before,
-and marks the store with the current schema version. A store of a later version is refused.
+keeps the stored ones as they were (with the `variant` column of schema version 2 added, set to
+standard), writes the old games' PGN and moves byte for byte as before, and marks the store with
+the current schema version; read without being written, its games are standard too. A store of
+a later version is refused.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def test_an_unversioned_results_folder_resumes(tmp_path):
     assert outcome.tournament.resumed == 2 and outcome.tournament.done == 4
     assert _rows(db, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     games_after = _rows(db, "SELECT * FROM games ORDER BY seq")
-    assert games_after[:2] == games_before and len(games_after) == 4
+    assert games_after[:2] == [(*row, "standard") for row in games_before]
+    assert len(games_after) == 4
     moves_after = _rows(db, "SELECT * FROM moves ORDER BY game_id, ply")  # r0001 before r0002
     assert moves_after[:len(moves_before)] == moves_before and len(moves_after) > len(moves_before)
     old_pgn = (OLD / "games.pgn").read_text(encoding="utf-8")
@@ -76,4 +79,5 @@ def test_an_unversioned_store_reads_without_being_written(tmp_path):
     folder = _old_folder(tmp_path)
     with read_store(folder) as store:
         assert store.version == 0 and store.game_count() == 2
+        assert list(store.games()["variant"]) == ["standard", "standard"]
     assert _rows(folder / DB_NAME, "PRAGMA user_version") == [(0,)]
