@@ -168,7 +168,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130
+    assert process.returncode == 130, err
     assert "interrupted; finished games are kept" in err
     check_intact(out)
     with open_store(out) as store:
