@@ -4,7 +4,7 @@
 SUMMARIES = {
     "bench": "run a benchmark and print its figures",
     "calibrate": "calibrate Elo levels against anchors; reruns resume",
-    "engine": "run the UCI engine (PyPy when installed)",
+    "engine": "run the UCI engine (CPython; PyPy on request)",
     "gauntlet": "run an experiment file (gauntlet or round-robin); reruns resume",
     "match": "a quick two-engine match, no experiment file needed",
     "openings": "build a balanced EPD opening book with an engine's evaluation",
