@@ -86,6 +86,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("Telemetry", "check", True),
     Option("ValueScale", "spin", 400, 50, 4000),
     Option("SmartPruningFactor", "string", "1.33"),
+    Option("EvalFile", "string", ""),
     Option("Clear Hash", "button"),
 )
 
