@@ -12,4 +12,5 @@ SUMMARIES = {
     "ratings": "fit ratings (Ordo or BayesElo model) with error bars",
     "report": "write report.html, the page of a results folder",
     "sprt": "SPRT and Elo of a results folder or of given counts",
+    "tune": "Texel-tune the evaluation weights on stored games",
 }
