@@ -1,6 +1,6 @@
 """Tempo's reference UCI engine.
 
-Run it with `python -m engine` (this interpreter) or `tempo-engine` (PyPy when installed, see
+Run it with `python -m engine` (this interpreter) or `tempo-engine` (CPython, PyPy on request, see
 `engine.launcher`); `tempo-engine bench` prints the deterministic bench. The parts:
 
 - `engine.uci`, `engine.options`: the UCI loop (search on a worker thread) and its options table;

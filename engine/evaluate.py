@@ -175,45 +175,13 @@ class Evaluator:
 
     def _white_terms(self, board: chess.Board) -> list[int]:
         """All terms in TERMS order, from White's point of view."""
-        black_occ, white_occ = board.occupied_co
-        pawns, knights, bishops = board.pawns, board.knights, board.bishops
-        rooks, queens, kings = board.rooks, board.queens, board.kings
-
-        wp, wn, wb = pawns & white_occ, knights & white_occ, bishops & white_occ
-        wr, wq, wk = rooks & white_occ, queens & white_occ, kings & white_occ
-        bp, bn, bb = pawns & black_occ, knights & black_occ, bishops & black_occ
-        br, bq, bk = rooks & black_occ, queens & black_occ, kings & black_occ
-
-        white = side_terms(wp, wn, wb, wr, wq, wk, bp, bn, bb, br, bq, bk, white_occ, black_occ)
-        f_white, f_black = flip(white_occ), flip(black_occ)
-        f_pawns, f_knights, f_bishops = flip(pawns), flip(knights), flip(bishops)
-        f_rooks, f_queens, f_kings = flip(rooks), flip(queens), flip(kings)
-        black = side_terms(
-            f_pawns & f_black, f_knights & f_black, f_bishops & f_black,
-            f_rooks & f_black, f_queens & f_black, f_kings & f_black,
-            f_pawns & f_white, f_knights & f_white, f_bishops & f_white,
-            f_rooks & f_white, f_queens & f_white, f_kings & f_white,
-            f_black, f_white,
-        )
-
-        counts_w = (popcount(wp), popcount(wn), popcount(wb), popcount(wr), popcount(wq))
-        counts_b = (popcount(bp), popcount(bn), popcount(bb), popcount(br), popcount(bq))
-        phase = (
-            counts_w[1] + counts_w[2] + counts_b[1] + counts_b[2]
-            + 2 * (counts_w[3] + counts_b[3]) + 4 * (counts_w[4] + counts_b[4])
-        )
-        if phase > PHASE_MAX:
-            phase = PHASE_MAX
+        white, black, counts_w, counts_b, wb, bb = board_sides(board)
+        phase = game_phase(counts_w, counts_b)
 
         packed = self._packed
         material = 0
         for i in range(5):
             material += (counts_w[i] - counts_b[i]) * packed[i]
-        mg = self._mg
-        mat_w = mat_b = 0
-        for i in range(5):
-            mat_w += counts_w[i] * mg[i]
-            mat_b += counts_b[i] * mg[i]
 
         middle, end = phase, PHASE_MAX - phase
         values = []
@@ -225,7 +193,7 @@ class Evaluator:
             eg = (packed_score + HALF) >> 16
             values.append(int(((packed_score - (eg << 16)) * middle + eg * end) / PHASE_MAX))
         values.append(0)  # endgame scaling, below
-        values.append(int(piece_ratio(mat_w, mat_b, self._start_total)))
+        values.append(self.ratio_term(counts_w, counts_b))
         eg = (white[8] - black[8] + HALF) >> 16
         values.append(int(((white[8] - black[8] - (eg << 16)) * middle + eg * end) / PHASE_MAX))
         fractions = self.knowledge
@@ -236,32 +204,92 @@ class Evaluator:
 
         total = sum(values)
         if total:
-            white_strong = total > 0
-            strong, weak = (counts_w, counts_b) if white_strong else (counts_b, counts_w)
-            opposite_bishops = (
-                counts_w[2] == 1 and counts_b[2] == 1
-                and bool(wb & LIGHT_SQUARES) != bool(bb & LIGHT_SQUARES)
-            )
-            if not strong[0] or opposite_bishops:
-                pieces_strong = sum(strong[i] * mg[i] for i in range(1, 5))
-                pieces_weak = sum(weak[i] * mg[i] for i in range(1, 5))
-                raw = endgame_scale(
-                    bool(strong[0]),
-                    pieces_strong,
-                    pieces_weak,
-                    strong[1] == 2 and not (strong[2] or strong[3] or strong[4]),
-                    mg[1] if mg[1] > mg[2] else mg[2],
-                    opposite_bishops,
-                    not (counts_w[1] or counts_b[1] or counts_w[3] or counts_b[3]
-                         or counts_w[4] or counts_b[4]),
-                )
-                if raw != SCALE_NONE:
-                    factor = 1.0 - fractions[9] * (1.0 - raw / SCALE_NONE)
-                    values[9] = int(total * factor) - total
+            raw = self.scale(counts_w, counts_b, wb, bb, total > 0)
+            if raw != SCALE_NONE:
+                factor = 1.0 - fractions[9] * (1.0 - raw / SCALE_NONE)
+                values[9] = int(total * factor) - total
         return values
+
+    def ratio_term(self, counts_w: Counts, counts_b: Counts) -> int:
+        """Greenblatt's piece-ratio term for White, from the piece counts (pawn to queen)."""
+        mg = self._mg
+        mat_w = mat_b = 0
+        for i in range(5):
+            mat_w += counts_w[i] * mg[i]
+            mat_b += counts_b[i] * mg[i]
+        return int(piece_ratio(mat_w, mat_b, self._start_total))
+
+    def scale(self, counts_w: Counts, counts_b: Counts, wb: int, bb: int,
+              white_strong: bool) -> int:
+        """Endgame scale factor in 64ths for the stronger side's advantage (SCALE_NONE: none).
+        ``wb``/``bb`` are White's and Black's bishops."""
+        strong, weak = (counts_w, counts_b) if white_strong else (counts_b, counts_w)
+        opposite_bishops = (
+            counts_w[2] == 1 and counts_b[2] == 1
+            and bool(wb & LIGHT_SQUARES) != bool(bb & LIGHT_SQUARES)
+        )
+        if strong[0] and not opposite_bishops:
+            return SCALE_NONE
+        mg = self._mg
+        return endgame_scale(
+            bool(strong[0]),
+            sum(strong[i] * mg[i] for i in range(1, 5)),
+            sum(weak[i] * mg[i] for i in range(1, 5)),
+            strong[1] == 2 and not (strong[2] or strong[3] or strong[4]),
+            mg[1] if mg[1] > mg[2] else mg[2],
+            opposite_bishops,
+            not (counts_w[1] or counts_b[1] or counts_w[3] or counts_b[3]
+                 or counts_w[4] or counts_b[4]),
+        )
+
+
+Counts = tuple[int, int, int, int, int]
+"""Pieces of one side by type, pawn to queen."""
+
+
+def board_sides(board: chess.Board) -> tuple[tuple, tuple, Counts, Counts, int, int]:
+    """White's and Black's side terms (see `side_terms`), their piece counts and their bishops."""
+    black_occ, white_occ = board.occupied_co
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens, kings = board.rooks, board.queens, board.kings
+
+    wp, wn, wb = pawns & white_occ, knights & white_occ, bishops & white_occ
+    wr, wq, wk = rooks & white_occ, queens & white_occ, kings & white_occ
+    bp, bn, bb = pawns & black_occ, knights & black_occ, bishops & black_occ
+    br, bq, bk = rooks & black_occ, queens & black_occ, kings & black_occ
+
+    white = side_terms(wp, wn, wb, wr, wq, wk, bp, bn, bb, br, bq, bk, white_occ, black_occ)
+    f_white, f_black = flip(white_occ), flip(black_occ)
+    f_pawns, f_knights, f_bishops = flip(pawns), flip(knights), flip(bishops)
+    f_rooks, f_queens, f_kings = flip(rooks), flip(queens), flip(kings)
+    black = side_terms(
+        f_pawns & f_black, f_knights & f_black, f_bishops & f_black,
+        f_rooks & f_black, f_queens & f_black, f_kings & f_black,
+        f_pawns & f_white, f_knights & f_white, f_bishops & f_white,
+        f_rooks & f_white, f_queens & f_white, f_kings & f_white,
+        f_black, f_white,
+    )
+    counts_w = (popcount(wp), popcount(wn), popcount(wb), popcount(wr), popcount(wq))
+    counts_b = (popcount(bp), popcount(bn), popcount(bb), popcount(br), popcount(bq))
+    return white, black, counts_w, counts_b, wb, bb
+
+
+def game_phase(counts_w: Counts, counts_b: Counts) -> int:
+    """PHASE_MAX with all pieces on, 0 with bare kings and pawns (minor 1, rook 2, queen 4)."""
+    phase = (
+        counts_w[1] + counts_w[2] + counts_b[1] + counts_b[2]
+        + 2 * (counts_w[3] + counts_b[3]) + 4 * (counts_w[4] + counts_b[4])
+    )
+    return phase if phase < PHASE_MAX else PHASE_MAX
 
 
 _DEFAULT = Evaluator()
+
+
+def reset_default() -> None:
+    """Rebuild the default evaluator (after the weights change: its cache holds old values)."""
+    global _DEFAULT
+    _DEFAULT = Evaluator()
 
 
 def evaluate(board: chess.Board, knowledge: Mapping[str, float] | None = None) -> int:

@@ -196,7 +196,7 @@ class StrengthLimiter:
         if name == "LimitMode":
             return lines
         self.params = self._compute_params()
-        self.evaluator = self._build_evaluator()
+        self.evaluator = self.build_evaluator()
         if debug and self.limited and name in DUMPED_OPTIONS:
             lines.extend(f"info string {line}" for line in dump_lines(self.params))
         return lines
@@ -209,7 +209,8 @@ class StrengthLimiter:
         elo = self.options["UCI_Elo"]
         return self.table.params_for_elo(elo) if self.table else params_for_elo(elo)
 
-    def _build_evaluator(self) -> Evaluator:
+    def build_evaluator(self) -> Evaluator:
+        """A fresh evaluator for the current strength (full strength: the current weights)."""
         if not self.limited:
             return Evaluator()
         material = MaterialValues(self.params.material_mg, self.params.material_eg)

@@ -88,6 +88,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("SmartPruningFactor", "string", "1.33"),
     # UCI protocol, section "Chess960": castling is sent and read as king takes own rook.
     Option("UCI_Chess960", "check", False),
+    Option("EvalFile", "string", ""),
     Option("Clear Hash", "button"),
 )
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import chess
 
-from engine import search
+from engine import eval_weights, features, search
 from engine.bench import BENCH_DEPTH, run_bench
 from engine.evaluate import Evaluator
 from engine.limiter import StrengthLimiter
@@ -294,6 +294,8 @@ class UciEngine:
                 self.manager = create_manager(parsed or DEFAULT_TIME_MANAGER)
             except ValueError as error:
                 raise UciError(f"setoption TimeManager: {error}") from None
+        elif name == "EvalFile":
+            self.load_weights(parsed)
         self.options.set(name, parsed)
         if name == "UCI_Chess960" and parsed != self.board.chess960:
             self.replay_position()
@@ -306,6 +308,18 @@ class UciEngine:
         self.moves, self.board = position.moves, position.board
         if position.error is not None:
             self.error(position.error)
+
+    def load_weights(self, path: str) -> None:
+        """Evaluate with the weights file at `path` (empty: the built-in weights) from now on;
+        the hash table is cleared, since its scores came from the old weights."""
+        try:
+            values = eval_weights.read_weights_file(path) if path else eval_weights.DEFAULTS
+        except eval_weights.WeightsError as error:
+            raise UciError(f"setoption EvalFile: {error}") from None
+        eval_weights.install(values)
+        self.limiter.evaluator = self.limiter.build_evaluator()
+        self.evaluator = self.limiter.evaluator
+        self.tt.clear()
 
     def cmd_debug(self, args: list[str]) -> None:
         if args not in (["on"], ["off"]):
@@ -435,7 +449,8 @@ class UciEngine:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine`: the UCI loop on standard input/output until `quit` or end of input;
-    `python -m engine bench [--mode M] [--depth D]`: the bench, then exit."""
+    `python -m engine bench [--mode M] [--depth D]`: the bench, then exit;
+    `python -m engine features [--eval-file F]`: evaluation features of FENs (engine.features)."""
     args = sys.argv[1:] if argv is None else argv
     # CPython's full cyclic collection pauses the search for tens of ms (the tables and caches
     # hold many objects), enough to overrun a hard time limit: it runs between moves and games
@@ -450,12 +465,16 @@ def main(argv: list[str] | None = None) -> int:
         options = parser.parse_args(args[1:])
         run_bench(options.mode, options.depth, UciEngine._stdout, options.hash)
         return 0
+    if args and args[0] == "features":
+        return features.main(args[1:])
     if args and args[0] in ("-h", "--help"):
-        print("usage: tempo-engine [bench [--mode M] [--depth D] [--hash MB]]\n"
+        print("usage: tempo-engine [bench [--mode M] [--depth D] [--hash MB] | "
+              "features [--eval-file FILE]]\n"
               "Without arguments: the UCI protocol on standard input and output.")
         return 0
     if args:
-        print(f"tempo-engine: unknown arguments {' '.join(args)!r}; try 'bench'", file=sys.stderr)
+        print(f"tempo-engine: unknown arguments {' '.join(args)!r}; try 'bench' or "
+              "'features'", file=sys.stderr)
         return 2
     engine = UciEngine()
     for raw in sys.stdin.buffer:

@@ -28,9 +28,9 @@ from lab.records import Adjudication, EngineSpec
 from lab.variants import Variant
 from timecontrol.control import TimeControl
 
-#: Our engine's launcher, run as its own process (it picks PyPy when `.venv-pypy` exists and
-#: then replaces itself by the engine). `engine.launcher` has no `__main__` block, so its `main`
-#: is called explicitly.
+#: Our engine's launcher, run as its own process (it picks the interpreter, CPython unless
+#: TEMPO_ENGINE_PYTHON says otherwise, and then replaces itself by the engine).
+#: `engine.launcher` has no `__main__` block, so its `main` is called explicitly.
 BUILTIN_ENGINES = {
     "tempo": [sys.executable, "-c", "import sys; from engine.launcher import main; "
               "sys.exit(main())"],

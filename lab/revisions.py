@@ -89,8 +89,14 @@ def revision_tree(revision: str, repo: Path = REPO_ROOT,
 
 
 def revision_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """What a revision's engine adds to its environment: this checkout's PyPy (an exported tree
-    has no `.venv-pypy`), so both sides of a match run under the same default interpreter."""
+    """What a revision's engine adds to its environment, so both sides of a match run under the
+    same interpreter: `TEMPO_ENGINE_PYTHON` always (the harness's own, else `cpython`, the
+    current launcher's default; an old tree's launcher would otherwise pick PyPy), and this
+    checkout's PyPy as `TEMPO_PYPY` when it exists (an exported tree has no `.venv-pypy`), for an
+    engine whose `interpreter` is `pypy`. An engine's `interpreter` key overrides the first."""
     environ = dict(os.environ if environ is None else environ)
+    added = {"TEMPO_ENGINE_PYTHON": environ.get("TEMPO_ENGINE_PYTHON", "").strip() or "cpython"}
     pypy = environ.get("TEMPO_PYPY") or str(REPO_ROOT / ".venv-pypy" / "bin" / "python")
-    return {"TEMPO_PYPY": pypy} if os.access(pypy, os.X_OK) else {}
+    if os.access(pypy, os.X_OK):
+        added["TEMPO_PYPY"] = pypy
+    return added

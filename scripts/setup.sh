@@ -2,8 +2,8 @@
 # Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3,
 # phalanx (an XBoard engine), openssl (the Dask TLS tests make certificates) and chromium (the
 # tests render the results page headless); a virtual environment .venv with the project and its
-# test tools; and a PyPy environment .venv-pypy with python-chess, in which tempo-engine runs when
-# it is there. Safe to run again: what is in place stays.
+# test tools; and a PyPy environment .venv-pypy with python-chess, in which tempo-engine runs on
+# request (TEMPO_ENGINE_PYTHON=pypy, an engine's interpreter = "pypy"). Safe to run again: what is in place stays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -34,6 +34,11 @@ _CACHE: dict[tuple[int, int, int], PawnEntry] = {}
 CACHE_LIMIT = 1 << 16
 
 
+def clear_cache() -> None:
+    """Forget every entry: their scores are stale once the weights change."""
+    _CACHE.clear()
+
+
 def backward_pawns(ours: int, theirs: int, enemy: int, adjacent: int) -> int:
     """Our backward pawns (we move up), following Greenblatt's criteria in order.
 

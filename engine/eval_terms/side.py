@@ -159,9 +159,9 @@ def side_terms(
             bb ^= low
             stop = sq + 8
             passed += (
-                (W.PASSED_KING_THEM * DISTANCE[their_king][stop]
-                 - W.PASSED_KING_US * DISTANCE[our_king][stop]) * ((sq >> 3) - 2)
-            ) << 16
+                W.PASSED_KING_THEM * DISTANCE[their_king][stop]
+                - W.PASSED_KING_US * DISTANCE[our_king][stop]
+            ) * ((sq >> 3) - 2)
 
     # King: location, shield, Greenblatt's rank term, and our pressure on their king.
     king = 0

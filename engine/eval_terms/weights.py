@@ -112,8 +112,8 @@ MOBILITY = {
 PASSED_RANK = [S(0, 0), S(0, 0), S(5, 10), S(10, 20), S(20, 40), S(40, 70), S(70, 120), S(0, 0)]
 # A passed pawn whose stop square holds an enemy piece keeps half of its rank bonus.
 PASSED_BLOCKED = [-(s >> 1) if s else 0 for s in PASSED_RANK]
-PASSED_KING_THEM = 5  # endgame cp per square of enemy king distance to the stop square, per rank
-PASSED_KING_US = 2  # endgame cp per square of own king distance, per rank
+PASSED_KING_THEM = S(0, 5)  # per square of enemy king distance to the stop square, per rank
+PASSED_KING_US = S(0, 2)  # per square of own king distance, per rank
 
 ISOLATED = S(-10, -15)
 DOUBLED = S(-10, -20)  # per pawn beyond the first on a file

@@ -98,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--overhead", type=int, default=50,
                         help="the engine's Move Overhead in ms (default: %(default)s)")
     parser.add_argument("--interpreter", choices=("pypy", "cpython"),
-                        help="our engine's interpreter (default: PyPy when installed)")
+                        help="our engine's interpreter (default: CPython)")
     parser.add_argument("--concurrency", type=int, help="games at once (default: cores)")
     parser.add_argument("--out", help="keep the results folders here (default: a temporary one)")
     parser.set_defaults(func=run)

@@ -8,8 +8,8 @@ import argparse
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "engine", usage="tempo engine [-h] [bench [--mode M] [--depth D] [--hash MB]]",
-        description="Run Tempo's UCI engine on standard input and output, under PyPy when "
-        ".venv-pypy exists (TEMPO_ENGINE_PYTHON=cpython|pypy|PATH chooses). 'bench' searches "
+        description="Run Tempo's UCI engine on standard input and output, under this "
+        "interpreter (TEMPO_ENGINE_PYTHON=pypy|cpython|PATH chooses another). 'bench' searches "
         "the fixed bench positions to a fixed depth and prints the node count, then exits.")
     parser.add_argument("engine_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)

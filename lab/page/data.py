@@ -134,7 +134,7 @@ def engine_infos(config: dict[str, Any], engines: pd.DataFrame) -> list[EngineIn
         builtin = any("engine.launcher" in part for part in cmd)
         env = spec.get("env") or {}
         if builtin:
-            interpreter = env.get("TEMPO_ENGINE_PYTHON", "PyPy when installed, else CPython")
+            interpreter = env.get("TEMPO_ENGINE_PYTHON", "launcher default")
             command = "tempo (builtin)"
         else:
             interpreter = "native" if cmd and not cmd[0].endswith(("python", "python3")) \

@@ -1,4 +1,4 @@
-"""`tempo-engine` interpreter choice (PyPy when present, forced by environment variables)."""
+"""`tempo-engine` interpreter choice (CPython by default, PyPy or a path on request)."""
 
 from __future__ import annotations
 
@@ -25,17 +25,26 @@ def test_forced_cpython_is_this_interpreter():
     assert choose_interpreter({"TEMPO_ENGINE_PYTHON": "cpython"}) == sys.executable
 
 
-def test_tempo_pypy_is_preferred(tmp_path):
+def test_tempo_pypy_is_used_only_on_request(tmp_path):
     pypy = tmp_path / "pypy3"
     pypy.write_text("#!/bin/sh\n")
     pypy.chmod(0o755)
-    assert choose_interpreter({"TEMPO_PYPY": str(pypy)}) == str(pypy)
+    assert choose_interpreter({"TEMPO_PYPY": str(pypy)}) == sys.executable
     assert choose_interpreter({"TEMPO_PYPY": str(pypy), "TEMPO_ENGINE_PYTHON": "pypy"}) == str(pypy)
 
 
-def test_default_is_the_repository_pypy_when_it_exists():
-    expected = str(REPO_PYPY) if REPO_PYPY.exists() else sys.executable
-    assert choose_interpreter({}) == expected
+def test_default_is_this_interpreter_even_with_the_repository_pypy():
+    assert choose_interpreter({}) == sys.executable
+    assert choose_interpreter({"TEMPO_ENGINE_PYTHON": "  "}) == sys.executable
+
+
+def test_engine_runs_under_cpython_by_default():
+    out = subprocess.run(
+        [sys.executable, "-c", "from engine.launcher import main; main()", "bench", "--depth", "1"],
+        input="", capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
+    ).stdout
+    assert "Interpreter: CPython" in out and "Nodes searched" in out
 
 
 def test_forced_pypy_without_pypy_is_an_error(monkeypatch, tmp_path):

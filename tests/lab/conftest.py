@@ -65,7 +65,7 @@ def no_setboard_xboard() -> EngineSpec:
 
 @pytest.fixture
 def tempo() -> EngineSpec:
-    """Our engine through its launcher (PyPy when the repository's PyPy venv exists)."""
+    """Our engine through its launcher (CPython, the launcher's default)."""
     launcher = Path(sys.executable).parent / "tempo-engine"
     if not os.access(launcher, os.X_OK):
         pytest.skip(f"{launcher} is not installed")

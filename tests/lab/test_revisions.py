@@ -16,7 +16,14 @@ import tomllib
 
 from lab.experiment import ExperimentError, Overrides
 from lab.experiment_file import load_experiment, parse_experiment
-from lab.revisions import REPO_ROOT, RevisionError, cache_root, resolve, revision_tree
+from lab.revisions import (
+    REPO_ROOT,
+    RevisionError,
+    cache_root,
+    resolve,
+    revision_environment,
+    revision_tree,
+)
 
 OLD = "75609c1"
 BOOK = REPO_ROOT / "experiments" / "books" / "openings_8ply.epd"
@@ -32,6 +39,8 @@ def has_commit(name: str) -> bool:
 
 
 needs_history = pytest.mark.skipif(not has_commit(OLD), reason=f"{OLD} not in this clone")
+#: The last commit whose launcher ran the engine under PyPy by default.
+PYPY_DEFAULT = "e181138"
 
 
 @pytest.fixture(autouse=True)
@@ -128,6 +137,40 @@ def test_identity_names_the_commit_not_where_its_tree_is(tmp_path):
     assert engines["new"]["cwd"] is None and "TEMPO_PYPY" not in engines["new"]["env"]
     plain = load(experiment_text("", ""), tmp_path).identity()["engines"][0]
     assert plain["cmd"] == ["builtin:tempo"] and "revision" not in plain  # old folders resume
+
+
+def interpreter_of(cmd: list[str], cwd: str | None, env: dict[str, str]) -> str:
+    """The `Interpreter:` line of the engine's one-ply bench, run as the harness would run it."""
+    done = subprocess.run([*cmd, "bench", "--depth", "1"], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env={**os.environ, **env}, check=True)
+    return next(line for line in done.stdout.splitlines() if line.startswith("Interpreter:"))
+
+
+def test_a_revision_gets_the_harness_interpreter_explicitly(tmp_path):
+    pypy = tmp_path / "pypy"
+    pypy.write_text("#!/bin/sh\n")
+    pypy.chmod(0o755)
+    assert revision_environment({"TEMPO_PYPY": str(pypy)}) == {
+        "TEMPO_ENGINE_PYTHON": "cpython", "TEMPO_PYPY": str(pypy)}
+    chosen = revision_environment({"TEMPO_ENGINE_PYTHON": "pypy", "TEMPO_PYPY": "/nonexistent"})
+    assert chosen == {"TEMPO_ENGINE_PYTHON": "pypy"}
+
+
+@pytest.mark.skipif(not has_commit(PYPY_DEFAULT), reason=f"{PYPY_DEFAULT} not in this clone")
+def test_both_sides_of_a_revision_match_run_cpython_by_default(tmp_path, monkeypatch):
+    """PYPY_DEFAULT's launcher picks PyPy whenever TEMPO_PYPY names one; the harness's explicit
+    TEMPO_ENGINE_PYTHON keeps that revision on CPython like the working tree's engine."""
+    monkeypatch.delenv("TEMPO_ENGINE_PYTHON", raising=False)
+    exp = load(experiment_text(f'revision = "{PYPY_DEFAULT}"', ""), tmp_path)
+    old, current = exp.engine("new"), exp.engine("base")
+    assert old.env["TEMPO_ENGINE_PYTHON"] == "cpython"
+    assert interpreter_of(old.cmd, old.cwd, old.env).startswith("Interpreter: CPython")
+    assert interpreter_of(current.cmd, current.cwd, current.env).startswith("Interpreter: CPython")
+    if (REPO_ROOT / ".venv-pypy" / "bin" / "python").exists():
+        pinned = load(experiment_text(f'revision = "{PYPY_DEFAULT}"\ninterpreter = "pypy"', ""),
+                      tmp_path)
+        new = pinned.engine("new")
+        assert interpreter_of(new.cmd, new.cwd, new.env).startswith("Interpreter: PyPy")
 
 
 @pytest.mark.parametrize("keys, message", [

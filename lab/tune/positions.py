@@ -1,0 +1,57 @@
+"""Positions sampled from the games of results folders, each with its game's result.
+
+Book plies are never sampled (the game is replayed from its opening position and book moves),
+nor the first `skip` engine plies; then `per_game` plies are drawn at random (seeded) from the
+rest of each decided or drawn game. Texel tuning takes each position's label from the game's
+result, from White's point of view (CPW, "Texel's Tuning Method").
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+"""PGN results -> White's score; unfinished games (`*`) are left out."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled position and its game's result for White (1, 0.5 or 0)."""
+
+    fen: str
+    result: float
+    game_id: str
+
+
+def sample_positions(folders: Iterable[str | Path], skip: int = 8, per_game: int = 10,
+                     seed: int = 1) -> list[Sample]:
+    """Up to `per_game` positions of each finished game in `folders` (see the module docstring)."""
+    import chess
+
+    from lab.store import read_store
+
+    rng = random.Random(seed)
+    samples: list[Sample] = []
+    for folder in folders:
+        with read_store(folder) as store:
+            games = store.games()
+            moves = store.moves()
+        by_game = {game_id: list(frame["move"]) for game_id, frame in moves.groupby("game_id",
+                                                                                     sort=False)}
+        for game in games.itertuples():
+            if game.result not in RESULTS:
+                continue
+            board = chess.Board(game.opening_fen)
+            for uci in (game.opening_moves or "").split():
+                board.push_uci(uci)
+            fens = []
+            for uci in by_game.get(game.game_id, []):
+                board.push_uci(uci)
+                fens.append(board.fen())
+            eligible = fens[skip:]
+            for fen in rng.sample(eligible, min(per_game, len(eligible))):
+                samples.append(Sample(fen, RESULTS[game.result], game.game_id))
+    return samples

@@ -1,0 +1,147 @@
+"""`tempo tune`: Texel fitting on synthetic data, position sampling, and the whole command on a
+results folder made by real games of our engine (nodes-limited, so they take seconds)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+import scipy.sparse
+
+from lab.cli import main
+from lab.experiment import BUILTIN_ENGINES
+from lab.store import read_store
+from lab.tune.features import FeatureSet, engine_features
+from lab.tune.fit import fit_scale, fit_weights, sigmoid
+from lab.tune.positions import Sample, sample_positions
+from lab.tune.weights_file import weight_table
+
+BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
+SELF_PLAY = f"""
+name = "selfplay"
+tc = "nodes=150"
+concurrency = 1
+[schedule]
+challengers = ["a"]
+games = 2
+[openings]
+file = "{BOOK}"
+[adjudication]
+max_moves = 30
+[[engines]]
+name = "a"
+builtin = "tempo"
+[[engines]]
+name = "b"
+builtin = "tempo"
+"""
+
+
+def synthetic(n: int, truth: np.ndarray, k: float, seed: int = 0) -> FeatureSet:
+    """Positions whose results (win or loss) are drawn from known weights and scale."""
+    rng = np.random.default_rng(seed)
+    dense = rng.integers(-3, 4, size=(n, len(truth))).astype(float)
+    dense[:, 0] = rng.integers(-2, 3, size=n)  # a material-like column
+    constant = rng.normal(0.0, 20.0, size=n)
+    values = constant + dense @ truth
+    results = (rng.random(n) < sigmoid(values, k)).astype(float)
+    keys = ["material.pawn.mg", "a.mg", "a.eg", "b.mg", "b.eg"][: len(truth)]
+    return FeatureSet(keys, truth.copy(), scipy.sparse.csr_matrix(dense), constant,
+                      values, results, 0)
+
+
+def test_the_scale_is_recovered_from_evaluations_and_results():
+    truth = np.array([100.0, 30.0, -20.0, 15.0, 50.0])
+    data = synthetic(40000, truth, k=1.3)
+    assert fit_scale(data.values(truth), data.results) == pytest.approx(1.3, rel=0.05)
+
+
+def test_the_weights_are_recovered_from_results_alone():
+    """K fitted on the true weights, then the weights fitted from a wrong start."""
+    truth = np.array([100.0, 30.0, -20.0, 15.0, 50.0])
+    data = synthetic(40000, truth, k=1.3, seed=1)
+    k = fit_scale(data.values(truth), data.results)
+    data.weights = np.array([60.0, 0.0, 0.0, 40.0, 0.0])
+    fit = fit_weights(data, k=k, min_positions=1)
+    assert fit.error_after < fit.error_before
+    assert fit.weights == pytest.approx(truth, abs=6.0)
+    assert len(fit.tuned) == len(truth)
+
+
+def test_rarely_used_weights_stay_put():
+    truth = np.array([100.0, 30.0, -20.0])
+    data = synthetic(2000, truth, k=1.0, seed=2)
+    matrix = data.matrix.tolil()
+    matrix[5:, 2] = 0  # "a.eg" appears in 5 positions only
+    data.matrix = matrix.tocsr()
+    fit = fit_weights(data, min_positions=20)
+    assert "a.eg" not in fit.tuned and fit.weights[2] == truth[2]
+
+
+def test_weight_halves_become_pairs():
+    assert weight_table(["x.mg", "x.eg", "y.mg", "y.eg"], [1.4, -2.6, 3, 4]) == {
+        "x": [1, -3], "y": [3, 4]}
+
+
+@pytest.fixture(scope="module")
+def self_play(tmp_path_factory) -> Path:
+    """Two nodes-limited games of our engine against itself, through `tempo gauntlet`."""
+    folder = tmp_path_factory.mktemp("selfplay")
+    experiment = folder / "selfplay.toml"
+    experiment.write_text(SELF_PLAY)
+    assert main(["gauntlet", str(experiment), "--out", str(folder / "out"), "--plain"]) == 0
+    return folder / "out"
+
+
+def test_samples_skip_the_book_and_the_first_plies(self_play):
+    with read_store(self_play) as store:
+        games = store.games()
+    samples = sample_positions([self_play], skip=4, per_game=1000)
+    assert {s.game_id for s in samples} == set(games["game_id"])
+    for game in games.itertuples():
+        mine = [s for s in samples if s.game_id == game.game_id]
+        assert len(mine) == game.plies - 4
+        board = chess.Board(game.opening_fen)
+        book = [board.push_uci(m) or board.fen() for m in game.opening_moves.split()]
+        assert not {s.fen for s in mine} & set(book)
+        assert {s.result for s in mine} == {{"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)}
+    again = sample_positions([self_play], skip=4, per_game=3)
+    assert again == sample_positions([self_play], skip=4, per_game=3)
+    assert len(again) == 3 * len(games)
+
+
+def test_the_engine_features_keep_quiet_positions_only():
+    samples = [Sample(chess.STARTING_FEN, 0.5, "g"),
+               Sample("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", 0.0, "g")]  # in check
+    features = engine_features(samples, BUILTIN_ENGINES["tempo"])
+    assert features.skipped == 1 and list(features.results) == [0.5]
+    assert features.values(features.weights) == pytest.approx(features.evals)
+
+
+def test_tempo_tune_writes_weights_the_engine_loads(self_play, tmp_path, capsys):
+    out = tmp_path / "weights.json"
+    code = main(["tune", str(self_play), "--out", str(out), "--skip", "2", "--per-game", "40",
+                 "--min-positions", "5", "--ridge", "1e-8"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    data = json.loads(out.read_text())
+    record = data["tune"]
+    assert record["error_after"] < record["error_before"] and record["tuned"] > 10
+    assert f"weights written to {out}" in printed.out
+    start = engine_features([Sample(chess.STARTING_FEN, 0.5, "g")], BUILTIN_ENGINES["tempo"])
+    assert data["weights"] != weight_table(start.keys, start.weights)
+    script = (f"setoption name EvalFile value {out}\nposition startpos moves e2e4\neval\n"
+              "isready\nquit\n")
+    answer = subprocess.run(BUILTIN_ENGINES["tempo"], input=script, capture_output=True,
+                            text=True, timeout=60).stdout
+    assert "error" not in answer and "Final evaluation:" in answer
+
+
+def test_tempo_tune_names_a_folder_without_games(tmp_path, capsys):
+    assert main(["tune", str(tmp_path), "--out", str(tmp_path / "w.json")]) == 1
+    assert str(tmp_path) in capsys.readouterr().err
+    assert not (tmp_path / "w.json").exists()
