@@ -34,6 +34,7 @@ from engine.tt import TranspositionTable
 from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.go import GoParams
+from timecontrol.iteration_stop import PreviousSearch
 from timecontrol.stopper import Stopper
 
 ENGINE_NAME = "Tempo 0.1"
@@ -159,6 +160,7 @@ class UciEngine:
         self.tt = TranspositionTable(self.options["Hash"])
         self.tree_keeper = TreeKeeper()
         self.manager = create_manager(DEFAULT_TIME_MANAGER)
+        self.previous_search = PreviousSearch()
         self.evaluator = Evaluator()
         self.start_fen = chess.STARTING_FEN
         self.moves: list[str] = []
@@ -250,6 +252,7 @@ class UciEngine:
         gc.collect()
         self.tt.clear()
         self.manager.new_game()
+        self.previous_search = PreviousSearch()
         self.tree_keeper.new_game()
         self.limiter.new_game()
         self.start_fen, self.moves, self.board = chess.STARTING_FEN, [], chess.Board()
@@ -261,6 +264,7 @@ class UciEngine:
         continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
         if not continues:
             self.manager.new_game()
+            self.previous_search = PreviousSearch()
         self.start_fen, self.moves, self.board = fen, moves, position.board
         if position.error is not None:
             self.error(position.error)
@@ -351,6 +355,7 @@ class UciEngine:
             searchmoves=searchmoves,
             value_scale=self.options["ValueScale"],
             tree_keeper=self.tree_keeper,
+            previous_search=self.previous_search,
         )
         self.limiter.prepare(ctx, go, self.options["Move Overhead"])
         mode = self.options["SearchMode"]
@@ -403,6 +408,7 @@ class UciEngine:
         `cpu_ms`, the search thread's CPU time, tells time spent searching from time the
         process was not run (a busy machine)."""
         record = dict(ctx.stopper.telemetry())
+        record.update(result.stop_figures)
         white = ctx.board.turn == chess.WHITE
         clock = {"clock_ms": go.clock(white), "inc_ms": go.winc if white else go.binc,
                  "movestogo": go.movestogo}

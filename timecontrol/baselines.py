@@ -141,9 +141,9 @@ def stockfish_budget(time_ms: int, inc_ms: int, movestogo: int | None, ply: int,
 
 @dataclass
 class StockfishStopper(Stopper):
-    """Hard stop at the maximum; the optimum is published as the soft limit, so an iterative
-    search starts no iteration after it (Stockfish stops after an iteration once elapsed
-    exceeds the optimum, its dynamic factors taken as 1) and MCTS stops there."""
+    """Hard stop at the maximum; the optimum is published as the soft limit, which an iterative
+    search scales by Stockfish's dynamic factors after each iteration
+    (timecontrol.iteration_stop), and where MCTS stops."""
 
     budget: StockfishBudget
     figures: dict[str, object]
