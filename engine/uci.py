@@ -366,15 +366,17 @@ class UciEngine:
 
     def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:
         """The manager's stopper (when it plans this move) with the limits every move has
-        (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search, smart
-        pruning last in mcts mode (docs/reference/smooth_time_manager.md §6.1)."""
+        (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search (the
+        soft one scaled by Stockfish's factors if the manager asks), smart pruning last in mcts
+        mode (docs/reference/smooth_time_manager.md §6.1)."""
         overhead = self.options["Move Overhead"]
         mode = self.options["SearchMode"]
         white = board.turn == chess.WHITE
         own = self.manager.make_stopper(go, board.ply(), white, reused, overhead)
         factor = parse_factor(self.options["SmartPruningFactor"]) if mode == "mcts" else None
         return move_stopper(own, go, white, overhead, iterative=search.iterative(mode),
-                            smart_pruning_factor=factor)
+                            smart_pruning_factor=factor,
+                            iteration_factors=self.manager.iteration_factors)
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
         """The worker thread: search, wait for `stop` under `go infinite`, report the move."""

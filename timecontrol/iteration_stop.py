@@ -1,6 +1,11 @@
 """Stockfish's iteration-boundary stop for an iterative search: the manager's budget (the optimum)
 scaled by the falling-eval, best-move-stability and best-move-instability factors.
 
+A property of the time manager, not of the search (`TimeManager.iteration_factors`, spec key
+`iteration-factors=0/1`): on for `stockfish`, whose allocation they belong to; off for `smooth`
+and the others, which keep the plain soft limit (timecontrol.common) so that the trees per move
+stay of equal size.
+
 Stockfish src/search.cpp, Search::Worker::iterative_deepening (the master of the reference
 snapshot, docs/reference/smooth_time_manager.md section 9), after each completed iteration:
 

@@ -1,12 +1,13 @@
 """Full-width alpha-beta: iterative deepening, principal-variation search, transposition table,
 quiescence search, check extension, draw rules, MultiPV, and a stopper consulted as it runs.
 
-Time: a manager's budget is a soft limit (timecontrol.common), scaled after every iteration by
-Stockfish's falling-eval, best-move-stability and instability factors
-(timecontrol.iteration_stop): no iteration starts past `SOFT_FRACTION` of the scaled limit; the
-hard limit ends an iteration in its middle, and the move played is the best of the deepest
-iteration whose first root move completed. `go movetime`, `nodes` and `depth`
-are exact: the search runs to the time, the node or the end of the iteration.
+Time: a manager's budget is a soft limit (timecontrol.common): no iteration starts past
+`SOFT_FRACTION` of it, or, when the stopper's hints ask for them (`iteration_factors`: the
+manager's choice, on for `stockfish`), of it scaled after every iteration by Stockfish's
+falling-eval, best-move-stability and instability factors (timecontrol.iteration_stop); the hard
+limit ends an iteration in its middle, and the move played is the best of the deepest iteration
+whose first root move completed. `go movetime`, `nodes` and `depth` are exact: the search runs
+to the time, the node or the end of the iteration.
 
 The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
 Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a
@@ -63,8 +64,8 @@ PLAUSIBILITY_DEPTH = 3
 SCORE_DROP_CP = 30
 """An iteration whose score falls this far below that of two iterations before (same parity: the
 scores of odd and even depths differ by about a tempo) asks for more time (Lc0's kNeedMoreTime
-hint, read by smooth-lc0), as does a new best move; the soft limit itself is scaled by
-Stockfish's factors (`iteration_stop`)."""
+hint, read by smooth-lc0), as does a new best move; a manager that asks for Stockfish's
+factors has the soft limit itself scaled (`iteration_stop`)."""
 STOP_PARAMS = StopParams(depth_scale=1.0 / 3.0)
 """The iteration stop's plies of stability count as three of Stockfish's: this search reaches
 depth 8 in 1 s and 10 in 10 s (README, CPython) where Stockfish reaches 20-30, so Stockfish's
@@ -790,8 +791,8 @@ class AlphaBetaSearch:
         self.next_check = self.nodes + max(step, 1)
 
     def boundary_check(self) -> str | None:
-        """The check between iterations: the stoppers, then whether the scaled soft limit says
-        to start no new iteration (after the first one completed)."""
+        """The check between iterations: the stoppers, then whether the soft limit, scaled if
+        the manager asks, says to start no new iteration (after the first one completed)."""
         reason = self.ask_stopper()
         self.schedule_check()
         if reason is None and self.completed_depth:
@@ -799,20 +800,25 @@ class AlphaBetaSearch:
         return reason
 
     def iteration_stop(self) -> str | None:
-        """Stockfish's stop between iterations when a manager set a soft limit (the optimum):
-        the limit scaled by the iteration's factors (timecontrol.iteration_stop), whose figures
-        go to the telemetry."""
+        """The stop between iterations when a manager set a soft limit: the plain one
+        (`StopCheck.soft_limit_passed`, "budget"), or, when the hints ask for them, Stockfish's
+        stop with the limit (the optimum) scaled by the iteration's factors
+        (timecontrol.iteration_stop), whose figures go to the telemetry."""
         hints = self.hints
+        elapsed = self.stats.time_since_movestart_ms
         decision = None
-        if hints.soft_remaining_ms != math.inf:
-            elapsed = self.stats.time_since_movestart_ms
+        reason = None
+        if hints.soft_remaining_ms != math.inf and hints.iteration_factors:
             facts = self.iterations.facts(elapsed, elapsed + hints.soft_remaining_ms,
                                           elapsed + hints.remaining_ms, self.completed_depth,
                                           self.root_score)
             decision = decide(facts, STOP_PARAMS)
             self.stop_figures = decision.telemetry()
+            reason = decision.reason
+        elif self.stop_check.soft_limit_passed(elapsed):
+            reason = "budget"
         self.iterations.after_check(self.root_score, decision)
-        return decision.reason if decision is not None else None
+        return reason
 
     def send_info(self, depth: int, multipv: int, score: int, pv: list[chess.Move],
                   bound: str | None = None) -> None:

@@ -77,7 +77,7 @@ class SearchResult:
     stop_figures: dict[str, object] = field(default_factory=dict)
     """The iteration stop's factors at the last iteration boundary
     (`timecontrol.iteration_stop.IterationDecision.telemetry`); empty when no manager planned the
-    move."""
+    move or the manager did not ask for the factors."""
 
     @property
     def ponder(self) -> chess.Move | None:

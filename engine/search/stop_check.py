@@ -4,14 +4,17 @@ and the strength limiter's throttle.
 A search fills a `SearchStats` and calls `StopCheck.ask`; the answer is the reason to stop or
 None. Hard limits (`StopperHints.remaining_ms`) end a search where it is, less `WRAP_UP_MS` (and
 the caller's `margin_ms`, the length of one more step) so that the `bestmove` meets the limit.
-Soft limits (`soft_remaining_ms`) only matter to an iterative search between iterations (it
-scales them, engine.search.alphabeta `iteration_stop`); a search without iterations (MCTS) stops
-at them.
+Soft limits (`soft_remaining_ms`) only matter to an iterative search between iterations
+(`soft_limit_passed`, or scaled by Stockfish's factors when the hints ask for them:
+engine.search.alphabeta `iteration_stop`); a search without iterations (MCTS) stops at them.
 """
 
 from __future__ import annotations
 
+import math
+
 from engine.search.context import SearchContext
+from timecontrol.common import SOFT_FRACTION
 from timecontrol.stopper import SearchStats, StopperHints
 
 WRAP_UP_MS = 8.0
@@ -45,3 +48,9 @@ class StopCheck:
         if self.throttle is not None:
             self.throttle(stats)
         return reason
+
+    def soft_limit_passed(self, elapsed_ms: float) -> bool:
+        """Between iterations: whether `SOFT_FRACTION` of the soft limit has passed, so that no
+        new iteration should start (timecontrol.common)."""
+        soft = self.hints.soft_remaining_ms
+        return soft != math.inf and elapsed_ms >= SOFT_FRACTION * (elapsed_ms + soft)

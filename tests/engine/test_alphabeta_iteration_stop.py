@@ -1,6 +1,7 @@
-"""Stockfish's iteration-boundary stop in alpha-beta (timecontrol.iteration_stop): a free queen
-recapture, a stable best move with a rising score, stops well before the plain budget would, and
-the factors reach the telemetry only when a manager planned the move."""
+"""Stockfish's iteration-boundary stop in alpha-beta (timecontrol.iteration_stop), used only when
+the manager asks for it (`iteration-factors`, on for `stockfish`): a free queen recapture, a
+stable best move with a rising score, stops well before the plain budget would; the default
+`smooth` keeps the plain budget; the factors reach the telemetry only when they were used."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from engine.search.context import SearchContext, SearchResult
 from engine.tt import TranspositionTable
 from tests.engine.conftest import raw_engine, read_until
 from tests.engine.test_timemanagers import telemetry_of
-from timecontrol.baselines import MovetimeManager, MovetimeParams
-from timecontrol.common import SOFT_FRACTION, move_stopper
+from timecontrol.common import HARD_FACTOR, SOFT_FRACTION, move_stopper
+from timecontrol.factory import create_manager
 from timecontrol.iteration_stop import FALLING_MAX, FALLING_MIN, PreviousSearch
 from timecontrol.stopper import ChainedStopper, DepthStopper, GoParams, Stopper
 
@@ -23,6 +24,7 @@ BEFORE = "6k1/5ppp/8/3q4/8/5N2/5PPP/R5K1 w - - 0 1"
 knight (Qd5xf3), and g2xf3 is the one recapture."""
 RECAPTURE = "6k1/5ppp/8/8/8/5q1P/5PP1/R5K1 w - - 0 2"
 MS_PER_NODE = 0.1
+FACTOR_KEYS = {"falling_eval", "time_reduction", "reduction", "bm_instability", "scaled_soft_ms"}
 
 
 class NodeClock:
@@ -49,11 +51,25 @@ def search_on_node_clock(monkeypatch, stopper: Stopper,
     return clock.search.run(), sent
 
 
-def planned_stopper(budget_ms: float) -> Stopper:
-    """A manager's fixed budget on a long clock, as the engine chains it for alpha-beta."""
-    go = GoParams(wtime=600000, btime=600000)
-    own = MovetimeManager(MovetimeParams(ms=budget_ms)).make_stopper(go, 2, True, None, 0)
-    return move_stopper(own, go, True, 0, iterative=True)
+def planned_stopper(spec: str, clock_ms: int = 600000) -> Stopper:
+    """The stopper of the manager of `spec` for one move on `clock_ms`, chained as the engine
+    chains it for alpha-beta (engine.uci `make_stopper`)."""
+    go = GoParams(wtime=clock_ms, btime=clock_ms)
+    manager = create_manager(spec)
+    own = manager.make_stopper(go, 2, True, None, 0)
+    return move_stopper(own, go, True, 0, iterative=True,
+                        iteration_factors=manager.iteration_factors)
+
+
+def iteration_ends(monkeypatch) -> dict[int, int]:
+    """Nodes at the end of each iteration of RECAPTURE up to depth 9 (one search to depth 9)."""
+    _, sent = search_on_node_clock(monkeypatch, ChainedStopper([DepthStopper(9)]),
+                                   PreviousSearch())
+    ends = {}
+    for line in sent:
+        if line.startswith("info depth ") and "bound" not in line:
+            ends[int(line.split()[2])] = int(line.split(" nodes ")[1].split()[0])
+    return ends
 
 
 def test_a_free_recapture_stops_well_before_the_budget(monkeypatch) -> None:
@@ -62,14 +78,12 @@ def test_a_free_recapture_stops_well_before_the_budget(monkeypatch) -> None:
     0.61) and g2f3 stays best from depth 1 (time reduction 1.44): the scaled limit is about half
     the budget and the search ends at depth 8 ("stable"). The same search as a game's first move
     (falling-eval 1.86) runs on into depth 9."""
-    _, sent = search_on_node_clock(monkeypatch, ChainedStopper([DepthStopper(8)]),
-                                   PreviousSearch())
-    depth8 = [line for line in sent if line.startswith("info depth 8 ") and "bound" not in line]
-    nodes8 = int(depth8[-1].split(" nodes ")[1].split()[0])
+    nodes8 = iteration_ends(monkeypatch)[8]
     budget = 1.25 * nodes8 * MS_PER_NODE / SOFT_FRACTION
+    spec = f"movetime(ms={budget!r},iteration-factors=1)"
 
     stable, _ = search_on_node_clock(
-        monkeypatch, planned_stopper(budget),
+        monkeypatch, planned_stopper(spec),
         PreviousSearch(average_score=-100.0, score=-100, time_reduction=1.0))
     assert (stable.best_move, stable.stop_reason, stable.depth) == (
         chess.Move.from_uci("g2f3"), "stable", 8)
@@ -78,7 +92,7 @@ def test_a_free_recapture_stops_well_before_the_budget(monkeypatch) -> None:
     assert stable.stop_figures["falling_eval"] == FALLING_MIN
     assert stable.stop_figures["scaled_soft_ms"] < 0.6 * budget
 
-    first, _ = search_on_node_clock(monkeypatch, planned_stopper(budget), PreviousSearch())
+    first, _ = search_on_node_clock(monkeypatch, planned_stopper(spec), PreviousSearch())
     assert first.stop_reason in ("budget", "hard-limit", "deadline")
     assert first.nodes > nodes8 and first.time_ms > SOFT_FRACTION * budget
     assert first.stop_figures["falling_eval"] == FALLING_MAX
@@ -89,14 +103,51 @@ def product(record: dict) -> float:
     return record["falling_eval"] * record["reduction"] * record["bm_instability"]
 
 
+def test_smooth_keeps_the_plain_budget_and_stockfish_scales_it(monkeypatch) -> None:
+    """Worked example on the node clock (0.1 ms a node): RECAPTURE's iterations end at 2260
+    nodes (depth 7, 226 ms), 3830 (depth 8, 383 ms) and 18919 (depth 9). `smooth` on a 17 s
+    clock allocates 480 ms: SOFT_FRACTION of it (336 ms) falls in depth 8, so the plain rule ends
+    the move at depth 8, "budget", with no factors. The same allocation with
+    `iteration-factors=1`, after a move scored -100 cp (falling-eval 0.61, time reduction 1.44:
+    scaled limit about half the budget) ends it at depth 7, "stable". `stockfish` scales its
+    optimum by the factors without being asked."""
+    ends = iteration_ends(monkeypatch)
+    previous = dict(average_score=-100.0, score=-100, time_reduction=1.0)
+    smooth = planned_stopper("smooth", clock_ms=17000)
+    budget = smooth.telemetry()["budget_ms"]
+    assert ends[7] * MS_PER_NODE < SOFT_FRACTION * budget <= ends[8] * MS_PER_NODE
+    assert ends[8] * MS_PER_NODE < HARD_FACTOR * budget
+
+    plain, _ = search_on_node_clock(monkeypatch, smooth, PreviousSearch(**previous))
+    assert (plain.stop_reason, plain.depth, plain.nodes) == ("budget", 8, ends[8])
+    assert plain.stop_figures == {}
+
+    asked, _ = search_on_node_clock(monkeypatch,
+                                    planned_stopper("smooth(iteration-factors=1)", 17000),
+                                    PreviousSearch(**previous))
+    assert (asked.stop_reason, asked.depth, asked.nodes) == ("stable", 7, ends[7])
+    assert asked.stop_figures["falling_eval"] == FALLING_MIN
+    assert asked.stop_figures["scaled_soft_ms"] == pytest.approx(
+        budget * product(asked.stop_figures), abs=1)
+
+    stockfish = planned_stopper("stockfish", clock_ms=17000)
+    optimum = stockfish.telemetry()["budget_ms"]
+    scaled, _ = search_on_node_clock(monkeypatch, stockfish, PreviousSearch(**previous))
+    assert FACTOR_KEYS <= set(scaled.stop_figures)
+    assert scaled.stop_figures["scaled_soft_ms"] == pytest.approx(
+        optimum * product(scaled.stop_figures), abs=1)
+
+
 def test_engine_keeps_the_previous_score_for_one_game() -> None:
     """A real engine: the search of the move before (h2h3) leaves its score, so after the
     recapture falling-eval is at its lower clamp and the scaled limit is the budget times the
-    factors; after ucinewgame the same position is a first move (upper clamp). `go movetime`
-    is not planned: no factor keys."""
+    factors (`stockfish`, whose optimum they scale); after ucinewgame the same position is a
+    first move (upper clamp). `go movetime` is not planned, and the default `smooth` does not
+    ask for the factors: no factor keys, and never the factors' "stable"."""
     process = raw_engine()
     try:
-        process.stdin.write(f"ucinewgame\nposition fen {BEFORE}\ngo depth 3 searchmoves h2h3\n")
+        process.stdin.write("setoption name TimeManager value stockfish\n"
+                            f"ucinewgame\nposition fen {BEFORE}\ngo depth 3 searchmoves h2h3\n")
         assert "falling_eval" not in telemetry_of(read_until(process, "bestmove"))
         go = f"position fen {BEFORE} moves h2h3 d5f3\ngo wtime 20000 btime 20000\n"
         process.stdin.write(go)
@@ -119,8 +170,13 @@ def test_engine_keeps_the_previous_score_for_one_game() -> None:
         process.stdin.write(f"position fen {RECAPTURE}\ngo movetime 200\n")
         record = telemetry_of(read_until(process, "bestmove"))
         assert "tm" not in record and record["stop_reason"] in ("movetime", "deadline")
-        assert not {"falling_eval", "time_reduction", "reduction", "bm_instability",
-                    "scaled_soft_ms"} & set(record)
+        assert not FACTOR_KEYS & set(record)
+
+        process.stdin.write(f"setoption name TimeManager value smooth\nucinewgame\n{go}")
+        record = telemetry_of(read_until(process, "bestmove"))
+        assert record["tm"] == "smooth"
+        assert record["stop_reason"] in ("budget", "hard-limit", "deadline")
+        assert not FACTOR_KEYS & set(record)
     finally:
         process.stdin.write("quit\n")
         process.communicate(timeout=30)
