@@ -37,6 +37,7 @@ from engine.tt import TranspositionTable
 from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.go import GoParams
+from timecontrol.iteration_stop import PreviousSearch
 from timecontrol.stopper import Stopper
 
 ENGINE_NAME = "Tempo 0.1"
@@ -161,6 +162,7 @@ class UciEngine:
         self.tt = TranspositionTable(self.options["Hash"])
         self.tree_keeper = TreeKeeper()
         self.manager = create_manager(DEFAULT_TIME_MANAGER)
+        self.previous_search = PreviousSearch()
         self.evaluator = Evaluator()
         self.start_fen = chess.STARTING_FEN
         self.moves: list[str] = []
@@ -252,6 +254,7 @@ class UciEngine:
         gc.collect()
         self.tt.clear()
         self.manager.new_game()
+        self.previous_search = PreviousSearch()
         self.tree_keeper.new_game()
         self.limiter.new_game()
         self.start_fen, self.moves = chess.STARTING_FEN, []
@@ -264,6 +267,7 @@ class UciEngine:
         continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
         if not continues:
             self.manager.new_game()
+            self.previous_search = PreviousSearch()
         self.start_fen, self.moves, self.board = fen, moves, position.board
         if position.error is not None:
             self.error(position.error)
@@ -379,6 +383,7 @@ class UciEngine:
             searchmoves=searchmoves,
             value_scale=self.options["ValueScale"],
             tree_keeper=self.tree_keeper,
+            previous_search=self.previous_search,
         )
         self.limiter.prepare(ctx, go, self.options["Move Overhead"])
         mode = self.options["SearchMode"]
@@ -389,15 +394,17 @@ class UciEngine:
 
     def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:
         """The manager's stopper (when it plans this move) with the limits every move has
-        (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search, smart
-        pruning last in mcts mode (docs/reference/smooth_time_manager.md §6.1)."""
+        (`timecontrol.common.move_stopper`): soft and hard limits in an iterative search (the
+        soft one scaled by Stockfish's factors if the manager asks), smart pruning last in mcts
+        mode (docs/reference/smooth_time_manager.md §6.1)."""
         overhead = self.options["Move Overhead"]
         mode = self.options["SearchMode"]
         white = board.turn == chess.WHITE
         own = self.manager.make_stopper(go, board.ply(), white, reused, overhead)
         factor = parse_factor(self.options["SmartPruningFactor"]) if mode == "mcts" else None
         return move_stopper(own, go, white, overhead, iterative=search.iterative(mode),
-                            smart_pruning_factor=factor)
+                            smart_pruning_factor=factor,
+                            iteration_factors=self.manager.iteration_factors)
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
         """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
@@ -431,6 +438,7 @@ class UciEngine:
         `cpu_ms`, the search thread's CPU time, tells time spent searching from time the
         process was not run (a busy machine)."""
         record = dict(ctx.stopper.telemetry())
+        record.update(result.stop_figures)
         white = ctx.board.turn == chess.WHITE
         clock = {"clock_ms": go.clock(white), "inc_ms": go.winc if white else go.binc,
                  "movestogo": go.movestogo}

@@ -141,9 +141,10 @@ def stockfish_budget(time_ms: int, inc_ms: int, movestogo: int | None, ply: int,
 
 @dataclass
 class StockfishStopper(Stopper):
-    """Hard stop at the maximum; the optimum is published as the soft limit, so an iterative
-    search starts no iteration after it (Stockfish stops after an iteration once elapsed
-    exceeds the optimum, its dynamic factors taken as 1) and MCTS stops there."""
+    """Hard stop at the maximum; the optimum is published as the soft limit, which an iterative
+    search scales by Stockfish's dynamic factors after each iteration when the manager asks for
+    them (`StockfishManager.iteration_factors`, timecontrol.iteration_stop), and where MCTS
+    stops."""
 
     budget: StockfishBudget
     figures: dict[str, object]
@@ -177,9 +178,11 @@ class StockfishParams:
 
 class StockfishManager(TimeManager):
     """Stockfish's optimum/maximum time manager (reference section 9) with Stockfish's own
-    move overhead (`StockfishParams`)."""
+    move overhead (`StockfishParams`); its optimum is scaled by Stockfish's iteration factors,
+    as in Stockfish's iterative_deepening, unless the spec says `iteration-factors=0`."""
 
     name = "stockfish"
+    iteration_factors = True
 
     def __init__(self, params: StockfishParams | None = None) -> None:
         self.params = params or StockfishParams()

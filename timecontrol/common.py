@@ -10,8 +10,10 @@ legal move, smart pruning) apply only to a move the manager plans: `go movetime`
 An iterative search (alpha-beta, Greenblatt) reads a manager's budget as a soft limit, as
 Stockfish reads its optimum (reference section 9; CPW "Time Management"): no iteration starts past
 `SOFT_FRACTION` of it, and a hard limit of at most `HARD_FACTOR` times the budget, never past
-`MAX_CLOCK_SHARE` of the clock less the overhead, ends an iteration in its middle. MCTS has no
-iterations: the budget is where it stops.
+`MAX_CLOCK_SHARE` of the clock less the overhead, ends an iteration in its middle. A manager that
+asks for them (`TimeManager.iteration_factors`) has the soft limit scaled at every iteration end
+by Stockfish's factors (timecontrol.iteration_stop), told to the search through
+`StopperHints.iteration_factors`. MCTS has no iterations: the budget is where it stops.
 
 Runs on Python 3.9 (PyPy): no 3.10+ syntax at run time.
 """
@@ -75,11 +77,13 @@ class SoftLimitStopper(Stopper):
     (published as `soft_remaining_ms`), and the search ends at `hard_limit_ms` of it.
 
     A stopper that publishes a soft limit itself (the `stockfish` baseline's optimum) has its own
-    hard limit: its stop is kept, and only the clock cap is added.
+    hard limit: its stop is kept, and only the clock cap is added. `iteration_factors` (the
+    manager's) is passed on in the hints.
     """
 
     own: Stopper
     cap_ms: float
+    iteration_factors: bool = False
     hard_ms: float = 0.0
 
     def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
@@ -89,6 +93,7 @@ class SoftLimitStopper(Stopper):
         if own.estimated_nps is not None:
             hints.estimated_nps = own.estimated_nps
         hints.update_remaining_nodes(own.remaining_nodes)
+        hints.iteration_factors = hints.iteration_factors or self.iteration_factors
         if own.soft_remaining_ms != float("inf"):
             hints.update_soft_ms(own.soft_remaining_ms)
             self.hard_ms = min(elapsed + own.remaining_ms, self.cap_ms)
@@ -109,15 +114,17 @@ class SoftLimitStopper(Stopper):
 
 
 def move_stopper(own: Stopper | None, go: GoParams, white: bool, move_overhead_ms: int, *,
-                 iterative: bool, smart_pruning_factor: float | None = None) -> ChainedStopper:
+                 iterative: bool, smart_pruning_factor: float | None = None,
+                 iteration_factors: bool = False) -> ChainedStopper:
     """The full chain of one move: the manager's stopper (None when it does not plan this move),
-    as a soft limit with a hard one in an iterative search; the limits of `go`; when the manager
-    plans, the one-move stop and smart pruning last (`smart_pruning_factor`, MCTS)."""
+    as a soft limit with a hard one in an iterative search, scaled by Stockfish's factors when
+    `iteration_factors` (the manager's); the limits of `go`; when the manager plans, the one-move
+    stop and smart pruning last (`smart_pruning_factor`, MCTS)."""
     chain: list[Stopper] = []
     if own is not None:
         if iterative:
             own = SoftLimitStopper(own, clock_cap_ms(int(go.clock(white) or 0),
-                                                     move_overhead_ms))
+                                                     move_overhead_ms), iteration_factors)
         chain.append(own)
     chain.extend(limit_stoppers(go, move_overhead_ms))
     if own is not None:

@@ -2,6 +2,10 @@
 
 `create_manager("smooth(max-move-budget=0.3,mle-legacy(midpoint=50.0))")`; the names are in
 `MANAGERS`. Every key must be known to the named manager, and every error names the key.
+
+One key every manager accepts is read here: `iteration-factors=0/1`, whether an iterative search
+scales the manager's soft limit by Stockfish's iteration-boundary factors
+(`TimeManager.iteration_factors`; on for `stockfish`, off for the others).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from timecontrol.baselines import (
     StockfishParams,
 )
 from timecontrol.manager import TimeManager
-from timecontrol.options import SpecOptions, TimeManagerSpecError, parse_spec
+from timecontrol.options import SpecOptions, TimeManagerSpecError, parse_spec, read_flag
 from timecontrol.smooth import SmoothManager, SmoothParams
 from timecontrol.smooth_lc0 import SmoothLc0Manager, SmoothLc0Params
 
@@ -40,6 +44,8 @@ def create_manager(spec: str) -> TimeManager:
         raise TimeManagerSpecError(
             f"time manager {spec!r}: unknown manager {options.name!r}; known: {known}")
     manager = builder(options)
+    manager.iteration_factors = read_flag(options, "iteration-factors",
+                                          manager.iteration_factors)
     options.check_all_used()
     return manager
 

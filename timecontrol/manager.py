@@ -14,6 +14,11 @@ class TimeManager:
     """Lives for one game; `make_stopper` is called once per `go`."""
 
     name = "none"
+    iteration_factors = False
+    """Whether an iterative search scales this manager's soft limit by Stockfish's
+    iteration-boundary factors (timecontrol.iteration_stop): off by default, as the smooth
+    manager plans trees of equal size per move; spec key `iteration-factors=0/1`
+    (timecontrol.factory)."""
 
     def new_game(self) -> None:
         """Forget every estimate (`ucinewgame`, or a position that does not continue the game)."""

@@ -46,13 +46,16 @@ class StopperHints:
 
     `remaining_ms` is the time to the hard limit, where a search stops wherever it is;
     `soft_remaining_ms` the time to the soft limit (Stockfish's optimum), after which an
-    iterative search starts no new iteration and any other search stops.
+    iterative search starts no new iteration and any other search stops; `iteration_factors`
+    that the manager asks an iterative search to scale the soft limit by Stockfish's
+    iteration-boundary factors (timecontrol.iteration_stop) instead of reading it as it is.
     """
 
     estimated_nps: float | None = None
     remaining_ms: float = math.inf
     remaining_nodes: float = math.inf
     soft_remaining_ms: float = math.inf
+    iteration_factors: bool = False
 
     def reset(self) -> None:
         """Forget the previous check's hints."""
@@ -60,6 +63,7 @@ class StopperHints:
         self.remaining_ms = math.inf
         self.remaining_nodes = math.inf
         self.soft_remaining_ms = math.inf
+        self.iteration_factors = False
 
     def update_remaining_ms(self, ms: float) -> None:
         """Keep the smallest remaining time any stopper reports."""

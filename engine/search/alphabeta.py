@@ -2,9 +2,12 @@
 quiescence search, check extension, draw rules, MultiPV, and a stopper consulted as it runs.
 
 Time: a manager's budget is a soft limit (timecontrol.common): no iteration starts past
-`SOFT_FRACTION` of it; the hard limit ends an iteration in its middle, and the move played is the
-best of the deepest iteration whose first root move completed. `go movetime`, `nodes` and `depth`
-are exact: the search runs to the time, the node or the end of the iteration.
+`SOFT_FRACTION` of it, or, when the stopper's hints ask for them (`iteration_factors`: the
+manager's choice, on for `stockfish`), of it scaled after every iteration by Stockfish's
+falling-eval, best-move-stability and instability factors (timecontrol.iteration_stop); the hard
+limit ends an iteration in its middle, and the move played is the best of the deepest iteration
+whose first root move completed. `go movetime`, `nodes` and `depth` are exact: the search runs
+to the time, the node or the end of the iteration.
 
 The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
 Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a
@@ -42,6 +45,7 @@ from engine.score import (
 from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.search.stop_check import CHECK_WINDOW_MS, StopCheck
 from engine.tt import EXACT, LOWER, UPPER, encode_move
+from timecontrol.iteration_stop import IterationHistory, StopParams, decide
 from timecontrol.stopper import SearchStats
 
 MAX_PLY = 100
@@ -59,8 +63,13 @@ PLAUSIBILITY_DEPTH = 3
 """Quiet moves are ordered by full plausibility from this remaining depth on, by history below."""
 SCORE_DROP_CP = 30
 """An iteration whose score falls this far below that of two iterations before (same parity: the
-scores of odd and even depths differ by about a tempo) asks for more time (Stockfish's
-falling-eval factor; Lc0's kNeedMoreTime hint, read by smooth-lc0), as does a new best move."""
+scores of odd and even depths differ by about a tempo) asks for more time (Lc0's kNeedMoreTime
+hint, read by smooth-lc0), as does a new best move; a manager that asks for Stockfish's
+factors has the soft limit itself scaled (`iteration_stop`)."""
+STOP_PARAMS = StopParams(depth_scale=1.0 / 3.0)
+"""The iteration stop's plies of stability count as three of Stockfish's: this search reaches
+depth 8 in 1 s and 10 in 10 s (README, CPython) where Stockfish reaches 20-30, so Stockfish's
+window of 8..17 stable plies is about 3..6 plies here (timecontrol.iteration_stop)."""
 NULL_MOVE = chess.Move.null()
 NULL_MIN_DEPTH = 2
 """Null-move pruning from this remaining depth on."""
@@ -178,6 +187,11 @@ class AlphaBetaSearch:
         self.stats = SearchStats()
         self.hints = self.stop_check.hints
         self.need_more_time = False
+        self.iterations = IterationHistory(ctx.previous_search)
+        self.best_move_changes = 0
+        """New best root moves in the main line of the current iteration (Stockfish's
+        bestMoveChanges: a move other than the first searched raised alpha)."""
+        self.stop_figures: dict[str, object] = {}
         self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history = [[0] * 4096, [0] * 4096]
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
@@ -213,6 +227,8 @@ class AlphaBetaSearch:
         scores: list[int] = []
         while reason is None:
             previous_best = self.root_best if self.completed_depth else None
+            self.iterations.start_iteration()
+            self.best_move_changes = 0
             try:
                 self.iterate(depth)
             except SearchStopped:
@@ -230,10 +246,13 @@ class AlphaBetaSearch:
             self.need_more_time = previous_best is not None and (
                 previous_best != self.root_best
                 or (len(scores) > 2 and scores[-1] <= scores[-3] - SCORE_DROP_CP))
+            self.iterations.end_iteration(depth, self.root_best, self.root_score,
+                                          self.best_move_changes)
             reason = self.boundary_check()
             if reason is None and depth >= min(self.ctx.max_depth, MAX_PLY - 1):
                 reason = "maxdepth"
             depth += 1
+        self.iterations.finish(self.root_score)
         self.fill_stats()
         self.stopper.on_search_done(self.stats)
         lines = self.lines or (
@@ -249,6 +268,7 @@ class AlphaBetaSearch:
             stop_reason=reason,
             pv=list(self.root_pv),
             lines=lines,
+            stop_figures=self.stop_figures,
         )
 
     def order_root(self, moves: list[chess.Move]) -> list[chess.Move]:
@@ -323,7 +343,9 @@ class AlphaBetaSearch:
     def search_root(
         self, depth: int, alpha: int, beta: int, moves: list[chess.Move], main_line: bool
     ) -> tuple[int, chess.Move, list[chess.Move]]:
-        """PVS over the root moves; keeps the best move found so far for an early stop."""
+        """PVS over the root moves; keeps the best move found so far for an early stop, and counts
+        a move other than the first that raises alpha in the main line as a best-move change
+        (Stockfish's bestMoveChanges)."""
         board = self.board
         key = position_key(board)
         self.keys.append(key)
@@ -335,7 +357,8 @@ class AlphaBetaSearch:
         for move in selection:
             board.push(move)
             self.pv[1] = []
-            if best == -INFINITE:
+            first = best == -INFINITE
+            if first:
                 score = -self.search(depth - 1, -beta, -alpha, 1, True)
             else:
                 score = -self.search(depth - 1, -alpha - 1, -alpha, 1, False)
@@ -353,6 +376,7 @@ class AlphaBetaSearch:
                     alpha = score
                     if main_line:
                         self.root_best, self.root_score, self.root_pv = move, score, best_pv
+                        self.best_move_changes += not first
                     if score >= beta:
                         break
         self.keys.pop()
@@ -381,6 +405,7 @@ class AlphaBetaSearch:
                 score = self.confirm_root_score(move, score)
             lines.append(RootLine(move, score, pv))
             if score > best:
+                self.best_move_changes += best > -INFINITE
                 best = score
                 self.root_best, self.root_score, self.root_pv = move, score, pv
         self.keys.pop()
@@ -766,13 +791,33 @@ class AlphaBetaSearch:
         self.next_check = self.nodes + max(step, 1)
 
     def boundary_check(self) -> str | None:
-        """The check between iterations: the stoppers, then whether the soft limit says to
-        start no new iteration (after the first one completed)."""
+        """The check between iterations: the stoppers, then whether the soft limit, scaled if
+        the manager asks, says to start no new iteration (after the first one completed)."""
         reason = self.ask_stopper()
         self.schedule_check()
-        if reason is None and self.completed_depth and self.stop_check.soft_limit_passed(
-                self.stats.time_since_movestart_ms):
-            return "budget"
+        if reason is None and self.completed_depth:
+            reason = self.iteration_stop()
+        return reason
+
+    def iteration_stop(self) -> str | None:
+        """The stop between iterations when a manager set a soft limit: the plain one
+        (`StopCheck.soft_limit_passed`, "budget"), or, when the hints ask for them, Stockfish's
+        stop with the limit (the optimum) scaled by the iteration's factors
+        (timecontrol.iteration_stop), whose figures go to the telemetry."""
+        hints = self.hints
+        elapsed = self.stats.time_since_movestart_ms
+        decision = None
+        reason = None
+        if hints.soft_remaining_ms != math.inf and hints.iteration_factors:
+            facts = self.iterations.facts(elapsed, elapsed + hints.soft_remaining_ms,
+                                          elapsed + hints.remaining_ms, self.completed_depth,
+                                          self.root_score)
+            decision = decide(facts, STOP_PARAMS)
+            self.stop_figures = decision.telemetry()
+            reason = decision.reason
+        elif self.stop_check.soft_limit_passed(elapsed):
+            reason = "budget"
+        self.iterations.after_check(self.root_score, decision)
         return reason
 
     def send_info(self, depth: int, multipv: int, score: int, pv: list[chess.Move],

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from engine.tt import TranspositionTable
+from timecontrol.iteration_stop import PreviousSearch
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ class SearchContext:
     """MCTS: centipawns of the logistic mapping of evaluations to values (option ValueScale)."""
     tree_keeper: TreeKeeper | None = None
     """MCTS: where the tree is kept between moves (the engine's); None starts every search fresh."""
+    previous_search: PreviousSearch = field(default_factory=PreviousSearch)
+    """Alpha-beta: what the previous move's search left for the iteration stop (the engine's,
+    kept for one game); a fresh one plays every search as a game's first move."""
 
 
 @dataclass
@@ -70,6 +74,10 @@ class SearchResult:
     pv: list[chess.Move] = field(default_factory=list)
     lines: list[RootLine] = field(default_factory=list)
     reused_nodes: int = 0
+    stop_figures: dict[str, object] = field(default_factory=dict)
+    """The iteration stop's factors at the last iteration boundary
+    (`timecontrol.iteration_stop.IterationDecision.telemetry`); empty when no manager planned the
+    move or the manager did not ask for the factors."""
 
     @property
     def ponder(self) -> chess.Move | None:

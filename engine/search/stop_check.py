@@ -5,7 +5,8 @@ A search fills a `SearchStats` and calls `StopCheck.ask`; the answer is the reas
 None. Hard limits (`StopperHints.remaining_ms`) end a search where it is, less `WRAP_UP_MS` (and
 the caller's `margin_ms`, the length of one more step) so that the `bestmove` meets the limit.
 Soft limits (`soft_remaining_ms`) only matter to an iterative search between iterations
-(`soft_limit_passed`); a search without iterations (MCTS) stops at them.
+(`soft_limit_passed`, or scaled by Stockfish's factors when the hints ask for them:
+engine.search.alphabeta `iteration_stop`); a search without iterations (MCTS) stops at them.
 """
 
 from __future__ import annotations

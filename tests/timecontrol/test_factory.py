@@ -150,3 +150,35 @@ def test_without_a_clock_for_the_mover_the_chain_is_just_the_limits(spec: str, g
         assert stopper.stoppers == [TimeLimitStopper(go.movetime - 100)]
     if go.infinite:
         assert stopper.stoppers == []
+
+
+@pytest.mark.parametrize("spec", sorted(MANAGERS))
+def test_iteration_factors_are_the_managers_choice(spec: str) -> None:
+    """Stockfish's iteration factors belong to its allocation: on for `stockfish`, off for the
+    others (smooth plans trees of equal size per move); `iteration-factors=0/1` overrides either,
+    and an iterative search learns the choice from the hints of the chain."""
+    default = create_manager(spec).iteration_factors
+    assert default is (spec == "stockfish")
+    go = GoParams(wtime=60_000, btime=60_000)
+    for flag in (0, 1):
+        manager = create_manager(f"{spec}(iteration-factors={flag})")
+        assert manager.iteration_factors is bool(flag)
+        own = manager.make_stopper(go, ply=0, white=True, reused_nodes=None, move_overhead_ms=50)
+        stopper = move_stopper(own, go, True, 50, iterative=True,
+                               iteration_factors=manager.iteration_factors)
+        hints = StopperHints()
+        assert stopper.should_stop(SearchStats(time_since_movestart_ms=1.0), hints) is None
+        assert hints.iteration_factors is bool(flag)
+        hints.reset()
+        assert hints.iteration_factors is False
+    with pytest.raises(TimeManagerSpecError, match="iteration-factors"):
+        create_manager(f"{spec}(iteration-factors=2)")
+
+
+def test_a_move_no_manager_plans_asks_for_no_iteration_factors() -> None:
+    """`go movetime` is exact: no soft limit to scale, whatever the manager would choose."""
+    stopper = move_stopper(None, GoParams(movetime=500), True, 50, iterative=True,
+                           iteration_factors=True)
+    hints = StopperHints()
+    stopper.should_stop(SearchStats(time_since_movestart_ms=1.0), hints)
+    assert hints.iteration_factors is False
