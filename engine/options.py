@@ -75,6 +75,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("MultiPV", "spin", 1, 1, 256),
     # 50 ms, not Stockfish's 10: a Python process on a busy machine answers tens of ms late.
     Option("Move Overhead", "spin", 50, 0, 5000),
+    # Tells the engine that the GUI may send `go ponder` (UCI); pondering itself needs nothing.
+    Option("Ponder", "check", False),
     Option("SearchMode", "combo", "alphabeta", choices=("alphabeta", "greenblatt", "mcts")),
     Option("TimeManager", "string", DEFAULT_TIME_MANAGER),
     Option("Contempt", "spin", 0, -1000, 1000),

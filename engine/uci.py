@@ -9,6 +9,11 @@ the king taking its own rook (UCI protocol, section "Chess960"; python-chess's
 time manager (`timecontrol.factory.create_manager`, option `TimeManager`) when a clock is given,
 otherwise from the plain limits of `go`; one `info string tm {json}` telemetry line precedes
 `bestmove`.
+
+`go ponder` searches the position after the expected reply with no limit and answers only after
+`stop` (at once) or `ponderhit`, where the move's stopper is made with the clock of that `go` and
+the move's time starts (`timecontrol.ponder`); the search, its table and its tree go on. UCI: "the
+engine should continue searching but switch from pondering to normal search".
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from timecontrol.common import move_stopper
 from timecontrol.factory import create_manager
 from timecontrol.go import GoParams
 from timecontrol.iteration_stop import PreviousSearch
+from timecontrol.ponder import PonderStopper
 from timecontrol.stopper import Stopper
 
 ENGINE_NAME = "Tempo 0.1"
@@ -58,7 +64,7 @@ class UciError(ValueError):
 def parse_go(args: list[str], board: chess.Board) -> tuple[GoParams, list[chess.Move]]:
     """The limits of a `go` command and its `searchmoves` (legal in `board`; empty: all moves).
 
-    Negative times count as 0; `ponder` is accepted and ignored.
+    Negative times count as 0; `ponder` sets `GoParams.ponder`.
     """
     go = GoParams()
     searchmoves: list[chess.Move] = []
@@ -80,6 +86,7 @@ def parse_go(args: list[str], board: chess.Board) -> tuple[GoParams, list[chess.
             go.infinite = True
             index += 1
         elif word == "ponder":
+            go.ponder = True
             index += 1
         elif word == "searchmoves":
             index += 1
@@ -104,6 +111,18 @@ def parse_factor(text: str) -> float:
     if not factor >= 0 or factor == float("inf"):
         raise UciError(f"option SmartPruningFactor: {text!r} must be a finite number >= 0")
     return factor
+
+
+@dataclass
+class Pondering:
+    """A search begun by `go ponder`: its stopper, the event `ponderhit` or `stop` sets (no
+    `bestmove` before it), and the wall and search-thread CPU times the move began at (the
+    search's start until `ponderhit`)."""
+
+    stopper: PonderStopper
+    over: threading.Event
+    started: float
+    cpu_started: float | None = None
 
 
 @dataclass
@@ -171,14 +190,16 @@ class UciEngine:
         self.thread: threading.Thread | None = None
         self.stop_event = threading.Event()
         self.answered = threading.Event()
+        self.pondering: Pondering | None = None
+        self.ponder_position = False
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "uci": self.cmd_uci,
             "isready": lambda args: self.send("readyok"),
             "ucinewgame": self.cmd_ucinewgame,
             "position": self.cmd_position,
             "go": self.cmd_go,
-            "stop": lambda args: self.stop_event.set(),
-            "ponderhit": lambda args: None,
+            "stop": lambda args: self.stop_search(),
+            "ponderhit": self.cmd_ponderhit,
             "setoption": self.cmd_setoption,
             "debug": self.cmd_debug,
             "bench": self.cmd_bench,
@@ -233,10 +254,16 @@ class UciEngine:
         waits for that instead of being refused)."""
         return self.thread is not None and self.thread.is_alive() and not self.answered.is_set()
 
+    def stop_search(self) -> None:
+        """`stop`: end the running search (a ponder search too) so that it answers."""
+        self.stop_event.set()
+        if self.pondering is not None:
+            self.pondering.over.set()
+
     def finish_search(self) -> None:
         """Stop a running search and wait for its `bestmove`."""
         if self.thread is not None:
-            self.stop_event.set()
+            self.stop_search()
             self.thread.join()
             self.thread = None
 
@@ -264,7 +291,10 @@ class UciEngine:
         self.finish_search()
         position = parse_position(args, self.options["UCI_Chess960"])
         fen, moves = position.fen, position.moves
-        continues = fen == self.start_fen and moves[: len(self.moves)] == self.moves
+        # After `go ponder` the last move was only the expected reply: a miss still continues.
+        known = self.moves[:-1] if self.ponder_position else self.moves
+        self.ponder_position = False
+        continues = fen == self.start_fen and moves[: len(known)] == known
         if not continues:
             self.manager.new_game()
             self.previous_search = PreviousSearch()
@@ -370,11 +400,15 @@ class UciEngine:
         self.answered = threading.Event()
         board = self.board.copy()
         reused = search.prepare(self.options["SearchMode"], board, self.tree_keeper)
+        self.pondering = self.ponder_search(go, board, reused, started) if go.ponder else None
+        self.ponder_position = go.ponder
+        stopper = (self.pondering.stopper if self.pondering is not None
+                   else self.make_stopper(go, board, reused))
         ctx = SearchContext(
             board=board,
             evaluator=self.evaluator,
             tt=self.tt,
-            stopper=self.make_stopper(go, board, reused),
+            stopper=stopper,
             send=self.send,
             stop_event=self.stop_event,
             multipv=self.options["MultiPV"],
@@ -384,13 +418,40 @@ class UciEngine:
             value_scale=self.options["ValueScale"],
             tree_keeper=self.tree_keeper,
             previous_search=self.previous_search,
+            ponder=None if self.pondering is None else self.pondering.stopper,
         )
         self.limiter.prepare(ctx, go, self.options["Move Overhead"])
         mode = self.options["SearchMode"]
-        self.thread = threading.Thread(target=self.think, args=(ctx, go, mode), daemon=True)
+        self.thread = threading.Thread(target=self.think, args=(ctx, go, mode, self.pondering),
+                                       daemon=True)
         self.thread.start()
 
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        """The expected reply was played: the ponder search becomes the move's search, its time
+        starting now."""
+        pondering = self.pondering
+        if pondering is None or not self.searching() or pondering.over.is_set():
+            raise UciError("ponderhit: no search is pondering")
+        now = time.perf_counter()
+        pondering.stopper.hit((now - pondering.started) * 1000)
+        pondering.started = now
+        self.ponder_position = False
+        pondering.over.set()
+
     # -- one search -----------------------------------------------------------------------------
+
+    def ponder_search(self, go: GoParams, board: chess.Board, reused: int | None,
+                      started: float) -> Pondering:
+        """The state of a `go ponder` search: its stopper makes the move's stopper at the first
+        check after `ponderhit` on the search thread, with the nodes searched by then as the
+        reused tree in the modes that keep one, and notes that thread's CPU time there."""
+
+        def make(total_nodes: int) -> Stopper:
+            pondering.cpu_started = time.thread_time()
+            return self.make_stopper(go, board, None if reused is None else total_nodes)
+
+        pondering = Pondering(PonderStopper(make), threading.Event(), started)
+        return pondering
 
     def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:
         """The manager's stopper (when it plans this move) with the limits every move has
@@ -406,8 +467,10 @@ class UciEngine:
                             smart_pruning_factor=factor,
                             iteration_factors=self.manager.iteration_factors)
 
-    def think(self, ctx: SearchContext, go: GoParams, mode: str) -> None:
-        """The worker thread: search, wait for `stop` under `go infinite`, report the move."""
+    def think(self, ctx: SearchContext, go: GoParams, mode: str,
+              pondering: Pondering | None) -> None:
+        """The worker thread: search, wait for `stop` under `go infinite` and for `ponderhit` or
+        `stop` under `go ponder`, report the move."""
         cpu_began = time.thread_time()
         try:
             result = search.run(mode, ctx)
@@ -416,11 +479,17 @@ class UciEngine:
             legal = list(ctx.board.legal_moves)
             result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0, "error")
         result = self.limiter.choose(ctx, result)
+        if pondering is not None:
+            pondering.over.wait()
+            if pondering.cpu_started is not None:
+                cpu_began = pondering.cpu_started
         cpu_ms = round((time.thread_time() - cpu_began) * 1000)
         if go.infinite:
             ctx.stop_event.wait()
         if self.options["Telemetry"]:
-            record = json.dumps(self.telemetry(ctx, go, result, cpu_ms), separators=(",", ":"))
+            started = ctx.start_time if pondering is None else pondering.started
+            record = json.dumps(self.telemetry(ctx, go, result, cpu_ms, started),
+                                separators=(",", ":"))
             self.send(f"info string tm {record}")
         move = result.best_move.uci() if result.best_move is not None else "0000"
         ponder = f" ponder {result.ponder.uci()}" if result.ponder is not None else ""
@@ -432,11 +501,12 @@ class UciEngine:
             gc.collect(1)
 
     def telemetry(self, ctx: SearchContext, go: GoParams, result: SearchResult,
-                  cpu_ms: int) -> dict[str, object]:
+                  cpu_ms: int, started: float) -> dict[str, object]:
         """The stopper's per-move figures with the clock of `go` (absent when not given) and the
         search's own (design: Telemetry contract);
         `cpu_ms`, the search thread's CPU time, tells time spent searching from time the
-        process was not run (a busy machine)."""
+        process was not run (a busy machine). `used_ms` counts from `started`, the `go` or
+        the `ponderhit` (`"ponder": true` then comes from the ponder stopper)."""
         record = dict(ctx.stopper.telemetry())
         record.update(result.stop_figures)
         white = ctx.board.turn == chess.WHITE
@@ -445,7 +515,7 @@ class UciEngine:
         record.update({key: value for key, value in clock.items() if value is not None})
         record.update(
             ply=ctx.board.ply(),
-            used_ms=round((time.perf_counter() - ctx.start_time) * 1000),
+            used_ms=round((time.perf_counter() - started) * 1000),
             nodes=result.nodes,
             reused_nodes=result.reused_nodes,
             depth=result.depth,

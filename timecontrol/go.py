@@ -16,7 +16,11 @@ from timecontrol.clock import Clock
 
 @dataclass
 class GoParams:
-    """The limits of one UCI `go` command; times in milliseconds, absent ones are None."""
+    """The limits of one UCI `go` command; times in milliseconds, absent ones are None.
+
+    `ponder` marks a search begun by `go ponder`: a manager's stopper for it is made at
+    `ponderhit` (`timecontrol.ponder`), with this clock, and the move's time counts from there.
+    """
 
     wtime: int | None = None
     btime: int | None = None
@@ -28,6 +32,7 @@ class GoParams:
     depth: int | None = None
     mate: int | None = None
     infinite: bool = False
+    ponder: bool = False
 
     def clock(self, white: bool) -> int | None:
         """Remaining time of the side to move, if the clock was given."""

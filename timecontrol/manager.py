@@ -34,6 +34,8 @@ class TimeManager:
         `ply` is the game ply of the position to move in, `white` whether White is to move, and
         `reused_nodes` the nodes (visits) the search kept from its previous tree, None for a
         search that keeps no tree (alpha-beta): tree reuse is then 0 from the start.
+        With `go.ponder` set the search began as `go ponder` and this is `ponderhit`: the move's
+        time starts now, and `reused_nodes` includes the tree grown while pondering.
         The stopper's `telemetry()` holds the manager's per-move figures where it has them:
         `tm`, `budget_ms`, `hard_ms`, `moves_left`, `nps_est`, `tree_reuse`, `timeuse`.
         """

@@ -805,7 +805,7 @@ class AlphaBetaSearch:
         stop with the limit (the optimum) scaled by the iteration's factors
         (timecontrol.iteration_stop), whose figures go to the telemetry."""
         hints = self.hints
-        elapsed = self.stats.time_since_movestart_ms
+        elapsed = self.stop_check.move_ms(self.stats.time_since_movestart_ms)
         decision = None
         reason = None
         if hints.soft_remaining_ms != math.inf and hints.iteration_factors:

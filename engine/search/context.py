@@ -12,6 +12,7 @@ import chess
 
 from engine.tt import TranspositionTable
 from timecontrol.iteration_stop import PreviousSearch
+from timecontrol.ponder import PonderStopper
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ class SearchContext:
     previous_search: PreviousSearch = field(default_factory=PreviousSearch)
     """Alpha-beta: what the previous move's search left for the iteration stop (the engine's,
     kept for one game); a fresh one plays every search as a game's first move."""
+    ponder: PonderStopper | None = None
+    """A search begun by `go ponder`: its stopper (in the chain), which tells the move's time."""
 
 
 @dataclass

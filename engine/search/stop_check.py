@@ -6,7 +6,8 @@ None. Hard limits (`StopperHints.remaining_ms`) end a search where it is, less `
 the caller's `margin_ms`, the length of one more step) so that the `bestmove` meets the limit.
 Soft limits (`soft_remaining_ms`) only matter to an iterative search between iterations
 (`soft_limit_passed`, or scaled by Stockfish's factors when the hints ask for them:
-engine.search.alphabeta `iteration_stop`); a search without iterations (MCTS) stops at them.
+engine.search.alphabeta `iteration_stop`); a search without iterations (MCTS) stops at them. A
+search begun by `go ponder` measures the soft limit from `ponderhit` (`timecontrol.ponder`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class StopCheck:
         self.stop_event = ctx.stop_event
         self.throttle = ctx.throttle
         self.iterative = iterative
+        self.ponder = ctx.ponder
         self.hints = StopperHints()
 
     def ask(self, stats: SearchStats, margin_ms: float = 0.0) -> str | None:
@@ -49,8 +51,13 @@ class StopCheck:
             self.throttle(stats)
         return reason
 
+    def move_ms(self, elapsed_ms: float) -> float:
+        """The move's time `elapsed_ms` into the search: all of it, or for a search begun by
+        `go ponder` the time since `ponderhit`, which the soft limit counts from."""
+        return elapsed_ms if self.ponder is None else self.ponder.since_hit_ms(elapsed_ms)
+
     def soft_limit_passed(self, elapsed_ms: float) -> bool:
         """Between iterations: whether `SOFT_FRACTION` of the soft limit has passed, so that no
-        new iteration should start (timecontrol.common)."""
+        new iteration should start (timecontrol.common); `elapsed_ms` of the move (`move_ms`)."""
         soft = self.hints.soft_remaining_ms
         return soft != math.inf and elapsed_ms >= SOFT_FRACTION * (elapsed_ms + soft)
