@@ -445,10 +445,11 @@ class UciEngine:
         """The state of a `go ponder` search: its stopper makes the move's stopper at the first
         check after `ponderhit` on the search thread, with the nodes searched by then as the
         reused tree in the modes that keep one, and notes that thread's CPU time there."""
+        root = board.copy(stack=False)  # the search's board is then somewhere in its tree
 
         def make(total_nodes: int) -> Stopper:
             pondering.cpu_started = time.thread_time()
-            return self.make_stopper(go, board, None if reused is None else total_nodes)
+            return self.make_stopper(go, root, None if reused is None else total_nodes)
 
         pondering = Pondering(PonderStopper(make), threading.Event(), started)
         return pondering

@@ -20,7 +20,7 @@ CONTRACT_OPTIONS = {
     "Hash": "spin", "Threads": "spin", "MultiPV": "spin", "Move Overhead": "spin",
     "SearchMode": "combo", "TimeManager": "string", "Contempt": "spin",
     "UCI_LimitStrength": "check", "UCI_Elo": "spin", "LimitMode": "combo", "EloTable": "string",
-    "Seed": "spin", "Telemetry": "check",
+    "Seed": "spin", "Telemetry": "check", "Ponder": "check",
 }
 
 
@@ -33,6 +33,7 @@ def test_declares_the_contract_options(engine):
     assert set(engine.options["LimitMode"].var) == {"nps", "nodes"}
     assert engine.options["TimeManager"].default == "smooth"
     assert engine.options["Telemetry"].default is True
+    assert engine.options["Ponder"].default is False
 
 
 @pytest.mark.timeout(120)
@@ -70,6 +71,7 @@ BAD_LINES = [
     "setoption name MultiPV value 999",
     "setoption name Telemetry value maybe", "setoption name SearchMode value wrong",
     "debug sideways", "bench x", "bench 99", "xyzzy", "\x00\x01garbage", "go searchmoves e2e5",
+    "ponderhit",
 ]
 
 
@@ -109,6 +111,71 @@ def test_a_malformed_go_still_gets_a_move_and_a_bad_move_list_keeps_its_legal_pr
         for move in ("e2e4", "e7e5", "g1f3"):
             after_prefix.push_uci(move)
         assert lines[-1].split(":", 1)[1].strip() == after_prefix.fen()
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=10)
+
+
+def telemetry_of(lines: list[str]) -> dict[str, object]:
+    """The one `info string tm` record among a search's output lines."""
+    (record,) = [line for line in lines if line.startswith("info string tm ")]
+    return json.loads(record[len("info string tm "):])
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("mode", ["alphabeta", "mcts"])
+def test_go_ponder_answers_only_after_ponderhit_within_the_move_s_budget(mode):
+    process = raw_engine()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    try:
+        process.stdin.write(f"uci\nsetoption name SearchMode value {mode}\n"
+                            "setoption name Ponder value true\n")
+        read_until(process, "uciok")
+        for reply in ("e7e5", "b8c6"):  # two moves: the stopper is made mid-search each time
+            board.push_uci(reply)
+            moves = " ".join(move.uci() for move in board.move_stack)
+            # The mover's clock only, as a harness sends it against an opponent without one.
+            process.stdin.write(f"position startpos moves {moves}\ngo ponder wtime 2000\n")
+            time.sleep(0.6)  # past any budget of a 2 s clock: pondering is not the move's time
+            process.stdin.write("isready\n")
+            lines = read_until(process, "readyok")
+            assert not any(line.startswith("bestmove") for line in lines)
+            sent = time.perf_counter()
+            process.stdin.write("ponderhit\n")
+            lines = read_until(process, "bestmove")
+            took_ms = (time.perf_counter() - sent) * 1000
+            telemetry = telemetry_of(lines)
+            assert telemetry["ponder"] is True and telemetry["clock_ms"] == 2000
+            assert telemetry["stop_reason"] != "stop" and "budget_ms" in telemetry
+            # The move's time counts from ponderhit: a 2 s clock's budget, not the time pondered.
+            assert telemetry["used_ms"] < 400 and took_ms < 600
+            board.push_uci(lines[-1].split()[1])
+    finally:
+        process.stdin.write("quit\n")
+        process.communicate(timeout=10)
+
+
+@pytest.mark.timeout(60)
+def test_stop_while_pondering_answers_at_once_and_a_late_ponderhit_is_an_error():
+    process = raw_engine()
+    try:
+        process.stdin.write("uci\nposition startpos moves d2d4\ngo ponder wtime 2000 btime 2000\n")
+        read_until(process, "uciok")
+        time.sleep(0.5)
+        sent = time.perf_counter()
+        process.stdin.write("stop\n")
+        lines = read_until(process, "bestmove")
+        assert time.perf_counter() - sent < 0.5
+        telemetry = telemetry_of(lines)
+        assert telemetry["stop_reason"] == "stop" and telemetry["ponder"] is True
+        process.stdin.write("ponderhit\nisready\n")
+        lines = read_until(process, "readyok")
+        assert lines[:-1] == ["info string error: ponderhit: no search is pondering"]
+        # A miss: the next position and go search anew, and the game goes on (same manager).
+        process.stdin.write("position startpos moves d2d4 g8f6\ngo wtime 2000 btime 2000\n")
+        lines = read_until(process, "bestmove")
+        assert "ponder" not in telemetry_of(lines)
     finally:
         process.stdin.write("quit\n")
         process.communicate(timeout=10)
