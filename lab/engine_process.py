@@ -10,6 +10,18 @@ nothing but append the raw `info` lines to a list (python-chess's own parsing is
 they are parsed after the move, off the clock (`lab.search_info`). The `ucinewgame`/`isready`,
 `setoption` and `position` traffic happens before the `go` stamp, so it is never charged.
 
+Pondering (`EngineSpec.ponder`, cutechess's `ponder`) is python-chess's `play(ponder=True)`: after
+`bestmove X ponder Y` the engine gets `position ... X Y` and `go ponder`, with the clocks the
+harness will hold after X (`ponder_limit`: the mover's charged clock and increment, the
+opponent's as it stands, as cutechess's `UciEngine::startPondering` sends them); a ponder move
+that is illegal or ends the game is dropped first, as cutechess's `setPonderMove` does. At the
+next move the same position gets `ponderhit`, which is stamped as `go` is (the ponder time is
+free: cutechess starts the clock in `ChessPlayer::go`, where it sends `ponderhit`); another one
+gets `stop`, its `bestmove` is read and dropped before `position` and `go` (uncharged: cutechess
+starts the clock only once the engine is ready again). At the end of a game a pondering engine
+is stopped and drained (`end_game`). XBoard engines get python-chess's `hard` or `easy`: they
+ponder by themselves, and their moves are timed as always (CECP has no `ponderhit`).
+
 Faults are outcomes, not exceptions: a search ends `ok`, `illegal` (bestmove not legal or not a
 move), `crashed` (the process died or closed its pipes), `stalled` (no answer by the deadline and
 none after `stop` either; the process is then killed), `late` (answered only after `stop`),
@@ -34,7 +46,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -84,6 +96,7 @@ class MoveTiming:
     answer_at: float | None = None
     answer_line: str | None = None
     lines: list[str] = field(default_factory=list)
+    ponderhit: bool = False
 
     @property
     def elapsed_ms(self) -> float | None:
@@ -118,8 +131,10 @@ class _TimedProtocol:
 
     def send_line(self, line: str) -> None:
         timing = self.timing
-        if timing is not None and timing.go_at is None and line.split(" ", 1)[0] == "go":
+        word = line.split(" ", 1)[0]
+        if timing is not None and timing.go_at is None and word in ("go", "ponderhit"):
             timing.go_at = time.monotonic()
+            timing.ponderhit = word == "ponderhit"
             super().send_line(line)  # type: ignore[misc]
             timing.go_sent.set_result(None)
         else:
@@ -144,7 +159,11 @@ class _TimedProtocol:
         watch = self.xboard_reply
         if watch is not None and not watch.done() and XBOARD_REPLY.match(line):
             watch.set_result(line)
-        super()._line_received(line)  # type: ignore[misc]
+        super()._line_received(self.for_library(line))  # type: ignore[misc]
+
+    def for_library(self, line: str) -> str:
+        """The line as python-chess should read it (the transcript keeps it as sent)."""
+        return line
 
     def error_line_received(self, line: str) -> None:
         """A stderr line: kept by the transcript (python-chess would log it as a warning)."""
@@ -152,11 +171,38 @@ class _TimedProtocol:
 
 
 class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
-    """python-chess's UCI protocol with honest move timing."""
+    """python-chess's UCI protocol with honest move timing, and the harness's clocks and
+    cutechess's ponder-move checks for pondering.
+
+    `ponder_limit`, given the measured time of the move just answered, returns the limit of the
+    `go ponder` that follows it (None: python-chess's own estimate).
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self._timing_init()
+        self.ponder_limit: Callable[[float], chess.engine.Limit | None] | None = None
+
+    def for_library(self, line: str) -> str:
+        """A `bestmove X ponder Y` without the ponder move when Y is not legal after X or ends
+        the game (nothing to ponder on; cutechess `UciEngine::setPonderMove`)."""
+        tokens = line.split()
+        if len(tokens) < 4 or tokens[0] != "bestmove" or tokens[2] != "ponder":
+            return line
+        board = self.board.copy(stack=False)
+        try:
+            board.push(board.parse_uci(tokens[1]))
+            board.push(board.parse_uci(tokens[3]))
+        except ValueError:
+            return f"bestmove {tokens[1]}"
+        return f"bestmove {tokens[1]}" if board.is_game_over() else line
+
+    def _go(self, limit: chess.engine.Limit, **kwargs: Any) -> None:
+        timing = self.timing
+        if (kwargs.get("ponder") and self.ponder_limit is not None and timing is not None
+                and timing.elapsed_ms is not None):
+            limit = self.ponder_limit(timing.elapsed_ms) or limit
+        super()._go(limit, **kwargs)
 
 
 class TimedXBoardProtocol(_TimedProtocol, chess.engine.XBoardProtocol):
@@ -198,6 +244,7 @@ class SearchOutcome:
     detail: str = ""
     go_at: float | None = None
     answer_at: float | None = None
+    ponderhit: bool = False
 
 
 def resolve_binary(spec: EngineSpec) -> str:
@@ -365,9 +412,14 @@ class EngineProcess:
         return f"engine {self.spec.name!r} lacks the setboard feature python-chess needs"
 
     async def search(self, board: chess.Board, limit: chess.engine.Limit, *, game: object,
-                     answer_timeout_s: float, ready_timeout_s: float,
-                     stop_grace_s: float) -> SearchOutcome:
+                     answer_timeout_s: float, ready_timeout_s: float, stop_grace_s: float,
+                     ponder_limit: Callable[[float], chess.engine.Limit | None] | None = None
+                     ) -> SearchOutcome:
         """Let the engine move in `board` under `limit`; the outcome says how it went.
+
+        With `EngineSpec.ponder` the engine ponders after its move, under the limit
+        `ponder_limit(elapsed_ms)` gives (UCI; see the module docstring); a search that began
+        as that ponder answers `ponderhit` and is timed from it (`SearchOutcome.ponderhit`).
 
         `answer_timeout_s` counts from `go`; when it passes the engine is sent `stop` (UCI) or
         `?` (XBoard) and gets `stop_grace_s` to answer (`late`) before it is killed (`stalled`).
@@ -375,9 +427,12 @@ class EngineProcess:
         The outcome carries the monotonic stamps of `go` and of the answer.
         """
         timing = self.protocol.arm()
+        if self.spec.protocol == "uci":
+            self.protocol.ponder_limit = ponder_limit
         outcome = await self._search(timing, board, limit, game, answer_timeout_s,
                                      ready_timeout_s, stop_grace_s)
         outcome.go_at, outcome.answer_at = timing.go_at, timing.answer_at
+        outcome.ponderhit = timing.ponderhit
         return outcome
 
     async def _search(self, timing: MoveTiming, board: chess.Board, limit: chess.engine.Limit,
@@ -387,7 +442,8 @@ class EngineProcess:
         # info selection but none; UCI lines are parsed after the move, so none is asked for.
         uci = self.spec.protocol == "uci"
         selection = chess.engine.INFO_NONE if uci else chess.engine.INFO_BASIC
-        play = asyncio.ensure_future(self.protocol.play(board, limit, game=game, info=selection))
+        play = asyncio.ensure_future(self.protocol.play(board, limit, game=game, info=selection,
+                                                        ponder=self.spec.ponder))
         try:
             await asyncio.wait({play, timing.go_sent}, timeout=ready_timeout_s,
                                return_when=asyncio.FIRST_COMPLETED)
@@ -462,8 +518,16 @@ class EngineProcess:
 
     async def end_game(self, board: chess.Board, result: str, reason: str,
                        timeout_s: float) -> None:
-        """Tell an XBoard engine the result (CECP `result`); UCI engines need nothing."""
-        if self.spec.protocol != "xboard" or not self.alive or self.faulted:
+        """Tell an XBoard engine the result (CECP `result`); a pondering UCI engine is stopped
+        and its `bestmove` drained (python-chess sends `stop` for the ping), then pinged."""
+        if not self.alive or self.faulted:
+            return
+        if self.spec.protocol != "xboard":
+            if self.spec.ponder:
+                try:
+                    await asyncio.wait_for(self.protocol.ping(), timeout_s)
+                except (asyncio.TimeoutError, chess.engine.EngineError):
+                    self.faulted = True
             return
         winner = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(result)
         ending = re.sub(r"[{}\r\n]", " ", reason)

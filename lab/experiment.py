@@ -160,6 +160,8 @@ class Experiment:
         for engine in data["engines"]:
             if engine["margin_ms"] is None:
                 engine.pop("margin_ms")
+            if not engine["ponder"]:  # absent unless set: older folders still resume
+                engine.pop("ponder")
             if tuple(engine["cmd"]) in builtins:
                 engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
             revision = engine.pop("revision")  # absent unless set: older folders still resume

@@ -119,6 +119,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         tc=_check_tc(tc, f"{table.source}: {table.where}") if tc is not None else None,
         revision=revision,
         margin_ms=margin_ms,
+        ponder=table.get("ponder", bool, False),
     )
     table.done()
     return spec

@@ -6,7 +6,9 @@ Per move (docs/reference/harness_and_stats.md sections 2.2, 3.1 and 8): the move
 `timecontrol.clock.Clock`s, one per side (`EngineSpec.tc` overrides `GameTask.tc`: time odds). The
 search is timed by `lab.engine_process` from `go` written to `bestmove` read and charged to the
 mover's clock; a move slower than the time left plus `GameTask.margin_ms` loses on time. The raw
-search output is parsed only after the move.
+search output is parsed only after the move. An engine with `EngineSpec.ponder` ponders on the
+opponent's time (`lab.engine_process`): its `go ponder` carries the clocks as they will stand
+after its move (`_Game.ponder_limit`), and a `ponderhit` move is charged from the `ponderhit`.
 
 How a game ends, in the order checked (PGN Termination, reason):
 
@@ -32,6 +34,7 @@ next game (fastchess's and cutechess's `-recover`).
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import socket
@@ -248,7 +251,8 @@ class _Game:
                            color == chess.WHITE)
             outcome = await engine.search(
                 board, limit_for(go), game=self.token, answer_timeout_s=deadline_s,
-                ready_timeout_s=timeouts.ready_s, stop_grace_s=timeouts.stop_grace_s)
+                ready_timeout_s=timeouts.ready_s, stop_grace_s=timeouts.stop_grace_s,
+                ponder_limit=lambda elapsed_ms, color=color: self.ponder_limit(color, elapsed_ms))
             verdict = self._fault(color, clock, outcome)
             if verdict is not None:
                 # Whatever it did (but resign), the next game gets a fresh process.
@@ -269,7 +273,7 @@ class _Game:
                 ply=len(board.move_stack), move=outcome.move.uci(), san=san,
                 elapsed_ms=outcome.elapsed_ms, clock_before_ms=before,
                 clock_after_ms=clock.remaining_ms if self.controls[color].has_clock else None,
-                search=info, turnaround_ms=turnaround))
+                search=info, turnaround_ms=turnaround, ponderhit=outcome.ponderhit))
             ended = natural_end(board)
             if ended is not None:
                 break
@@ -280,6 +284,17 @@ class _Game:
                 return self.finish(Outcome(adjudged.result, Termination.ADJUDICATION,
                                            adjudged.reason))
         return self.finish(ended.outcome())
+
+    def ponder_limit(self, color: chess.Color, elapsed_ms: float) -> chess.engine.Limit | None:
+        """The `go ponder` limits of `color` after a move that took `elapsed_ms`: its clock
+        charged and refilled as the move will be, the opponent's as it stands (cutechess sends
+        both sides' time left when pondering starts); None if the move flags."""
+        clocks = {side: copy.copy(clock) for side, clock in self.clocks.items()}
+        spec = self.task.white if color == chess.WHITE else self.task.black
+        if not clocks[color].charge(round(elapsed_ms), self.task.margin_for(spec)):
+            return None
+        return limit_for(go_params(clocks[chess.WHITE], clocks[chess.BLACK],
+                                   color == chess.WHITE))
 
     def _fault(self, color: chess.Color, clock: Clock, outcome: SearchOutcome) -> Outcome | None:
         """How the game ends when the search did not give a legal move in time; a legal move in

@@ -55,7 +55,8 @@ class EngineSpec:
     `TEMPO_ENGINE_PYTHON=pypy|cpython` picks the interpreter). `tc` overrides the experiment's time
     control for this engine, `margin_ms` its time margin (None: the experiment's). `revision` is
     the commit our engine was taken from when the experiment named one (`cwd` is then that
-    commit's exported tree, see `lab.revisions`).
+    commit's exported tree, see `lab.revisions`). `ponder`: the engine thinks on the opponent's
+    time (UCI `go ponder` on its expected reply, `lab.engine_process`; XBoard `hard`).
     """
 
     name: str
@@ -68,6 +69,7 @@ class EngineSpec:
     tc: TimeControl | None = None
     margin_ms: int | None = None
     revision: str | None = None
+    ponder: bool = False
 
 
 @dataclass
@@ -150,7 +152,8 @@ class MoveRecord:
     of its search (depth, score, nodes, PV, its reported time, telemetry). `ply` counts from the
     task's opening FEN, book moves included (after an 8-ply book the first engine move is ply 9).
     `turnaround_ms` is the harness's own time between the previous move's answer and this move's
-    `go` (None for the first engine move).
+    `go` (None for the first engine move). `ponderhit` is True for a move that the engine began
+    pondering and was told `ponderhit`: its time counts from then (as cutechess charges it).
     """
 
     ply: int
@@ -161,6 +164,7 @@ class MoveRecord:
     clock_after_ms: float | None = None
     search: SearchInfo = field(default_factory=SearchInfo)
     turnaround_ms: float | None = None
+    ponderhit: bool = False
 
 
 @dataclass

@@ -3,8 +3,10 @@
 Tables: `experiment` (the config and its identity, to refuse a different experiment into a used
 folder), `engines` (name, options, binary path, id name, author, version), `games` (one row per
 finished game) and `moves` (one row per engine move, telemetry as JSON expanded into `tm_<key>`
-columns on reading). A finished game goes in with its moves in ONE transaction, and a game id
-already present is never written again, so a resumed run neither loses nor duplicates games.
+columns on reading; a move the harness saw as a ponderhit adds `"ponderhit": true` to that JSON,
+so `tm_ponderhit`, rather than a column that would need a schema version). A finished game goes
+in with its moves in ONE transaction, and a game id already present is never written again, so a
+resumed run neither loses nor duplicates games.
 
 Each table's columns are declared once (`Table`): its CREATE, its insert by column name and the
 frames read from it follow that declaration. `PRAGMA user_version` holds the schema version:
@@ -421,7 +423,8 @@ def game_row(record: GameRecord, seq: int) -> dict[str, Any]:
 
 def move_rows(record: GameRecord) -> list[dict[str, Any]]:
     """A finished game's `moves` rows (by column name), each move's side and mover found by
-    replaying the game from its opening; `ValueError` for a move illegal in its position."""
+    replaying the game from its opening; `ValueError` for a move illegal in its position. The
+    telemetry JSON carries `ponderhit` for a ponderhit move (module docstring)."""
     import chess  # here only: reading a store (ratings, plots) needs no move rules
 
     board = variant_board(record.opening_fen, record.variant)
@@ -435,6 +438,7 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
             raise ValueError(f"game {record.game_id}: ply {move.ply}: {move.move} is illegal "
                              f"in {board.fen()}")
         board.push(parsed)
+        telemetry = {**search.telemetry, "ponderhit": True} if move.ponderhit else search.telemetry
         rows.append({
             "game_id": record.game_id, "ply": move.ply, "side": "white" if white else "black",
             "engine": record.white if white else record.black, "move": move.move,
@@ -444,7 +448,7 @@ def move_rows(record: GameRecord) -> list[dict[str, Any]]:
             "seldepth": search.seldepth, "score_cp": search.score_cp,
             "score_mate": search.score_mate, "nodes": search.nodes, "nps": search.nps,
             "pv": search.pv, "turnaround_ms": move.turnaround_ms,
-            "telemetry": json.dumps(search.telemetry) if search.telemetry else None,
+            "telemetry": json.dumps(telemetry) if telemetry else None,
         })
     return rows
 

@@ -105,6 +105,11 @@ def test_identity_ignores_games_and_concurrency_but_not_engines(tmp_path):
     other = load_experiment(write(tmp_path, BASE.replace("Skill Level\" = 1", "Skill Level\" = 2"),
                                   "other.toml"))
     assert other.identity() != first.identity()
+    text = BASE.replace('name = "b"', 'name = "b"\nponder = true')
+    pondering = load_experiment(write(tmp_path, text, "ponder.toml"))
+    assert pondering.engine("b").ponder and not first.engine("b").ponder
+    assert pondering.identity() != first.identity()
+    assert all("ponder" not in engine for engine in first.identity()["engines"])
 
 
 @pytest.mark.parametrize(
@@ -352,8 +357,10 @@ def test_tempo_match_takes_engines_by_name(tmp_path, stockfish) -> None:
     ('[[engines]]\nconf = "nope"\n[[engines]]\nconf = "sf"', [],
      r"e.toml: \[\[engines\]\] #1: key 'conf': no engine 'nope' in .*engines.toml "
      r"\(it has: sf, ours\)"),
+    ('[[engines]]\nconf = "sf"\ntscale = 1\n[[engines]]\nconf = "ours"', [],
+     r"e.toml: \[\[engines\]\] #1 \(conf 'sf' from .*engines.toml\): unknown key 'tscale'"),
     ('[[engines]]\nconf = "sf"\nponder = 1\n[[engines]]\nconf = "ours"', [],
-     r"e.toml: \[\[engines\]\] #1 \(conf 'sf' from .*engines.toml\): unknown key 'ponder'"),
+     r"#1 \(conf 'sf' .*key 'ponder' must be bool, got 1"),
     ('[[engines]]\nconf = "sf"\n[[engines]]\nconf = "ours"', ["Hash"],
      r"--each 'Hash': expected KEY=VALUE"),
     ('[[engines]]\nconf = "sf"\n[[engines]]\nconf = "ours"', ["protocol=uxi"],

@@ -36,10 +36,11 @@ def check_replay(record: GameRecord, task_: GameTask) -> chess.Board:
 
 
 def check_clocks(record: GameRecord, base_ms: int, inc_ms: int, period: int | None = None,
-                 margin_ms: int = 0) -> None:
+                 margin_ms: int = 0, sides: tuple[int, ...] = (0, 1)) -> None:
     """Each side's clock: starts at base + inc; after a move, time left - elapsed (clamped at 0
-    within the margin) + inc, + base at the end of each period; the next move starts there."""
-    for side in (0, 1):
+    within the margin) + inc, + base at the end of each period; the next move starts there.
+    `sides` are the movers checked (0: the first engine move's, 1: the other's)."""
+    for side in sides:
         moves = [m for m in record.moves if (m.ply - record.moves[0].ply) % 2 == side]
         expected_before = base_ms + inc_ms
         for count, move in enumerate(moves, start=1):

@@ -104,6 +104,17 @@ def test_moves_frame_contract_with_sides_and_telemetry_columns(tmp_path):
     assert str(moves["depth"].dtype) == "Int64"
 
 
+def test_a_ponderhit_move_is_kept_as_tm_ponderhit(tmp_path):
+    game = record()
+    game.moves[1].ponderhit = game.moves[2].ponderhit = True
+    with open_store(tmp_path) as store:
+        store.add_game(game)
+        moves = store.moves()
+    assert moves["tm_ponderhit"].tolist()[1:3] == [True, True]
+    assert moves["tm_ponderhit"].isna().tolist() == [True, False, False, True]
+    assert moves["tm_budget_ms"].tolist()[2] == 102  # the engine's telemetry is kept beside it
+
+
 def test_a_different_experiment_is_refused_unless_overwrite(tmp_path):
     ident = {"engines": ["a", "b"], "tc": "10+0.1"}
     with open_store(tmp_path) as store:

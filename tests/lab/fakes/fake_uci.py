@@ -16,6 +16,11 @@ process) it commits the `--fault`:
 * `nouciok`: (at start-up, `--at` ignored) never finishes the `uci` handshake;
 * `deaf`: hangs at its `--at`-th `isready` (counted instead of `go`), never answering.
 
+`--ponder` names the ponder move it adds to `bestmove`: `first` (the reply this fake would play),
+`second` (another legal reply), `illegal` (`a1a1`) or `none` (no ponder move, the default); with
+one it declares the `Ponder` option and answers `go ponder` only after `ponderhit` (as a `go`,
+sleeping `--sleep-ms`) or `stop` (at once).
+
 `--log FILE` appends every command received to FILE (created at start-up). `--uciok-after FILE`
 holds back `uciok` until FILE exists (so two fakes can wait for each other's start). With
 `--once FILE` the fault happens only if FILE does not exist yet (it is created), so a restarted
@@ -32,6 +37,24 @@ import time
 import chess
 
 
+def first_legal(board: chess.Board) -> str:
+    """The move this fake plays: the first legal one in UCI order."""
+    return min(board.legal_moves, key=lambda m: m.uci()).uci()
+
+
+def ponder_text(board: chess.Board, move: str, kind: str) -> str:
+    """The ` ponder Y` part of `bestmove` (`--ponder`), empty when there is none to give."""
+    if kind == "none":
+        return ""
+    if kind == "illegal":
+        return " ponder a1a1"
+    after = board.copy()
+    after.push_uci(move)
+    replies = sorted(m.uci() for m in after.legal_moves)
+    index = 0 if kind == "first" else 1
+    return f" ponder {replies[index]}" if len(replies) > index else ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fault", default="none")
@@ -41,6 +64,7 @@ def main() -> int:
     parser.add_argument("--slow-ms", type=float, default=0.0)
     parser.add_argument("--score", type=int, default=0)
     parser.add_argument("--name", default="Fake")
+    parser.add_argument("--ponder", default="none", choices=("none", "first", "second", "illegal"))
     parser.add_argument("--log", default=None, help="append every command received to this file")
     parser.add_argument("--uciok-after", default=None, help="answer uciok once this file exists")
     args = parser.parse_args()
@@ -53,6 +77,8 @@ def main() -> int:
     board = chess.Board()
     searches = 0
     pings = 0
+    pondering = False
+    ponder_option = "" if args.ponder == "none" else "option name Ponder type check default false\n"
     out = sys.stdout
     log = open(args.log, "a") if args.log else None
     for line in sys.stdin:
@@ -69,7 +95,8 @@ def main() -> int:
             while args.uciok_after and not os.path.exists(args.uciok_after):
                 time.sleep(0.01)
             out.write(f"id name {args.name} 1.0\nid author Tests\n"
-                      "option name Hash type spin default 16 min 1 max 128\nuciok\n")
+                      f"option name Hash type spin default 16 min 1 max 128\n{ponder_option}"
+                      "uciok\n")
         elif command == "isready":
             pings += 1
             if fault == "deaf" and pings >= args.at:
@@ -85,7 +112,13 @@ def main() -> int:
             board = chess.Board() if head[:1] == ["startpos"] else chess.Board(" ".join(head[1:]))
             for move in moves:
                 board.push_uci(move)
-        elif command == "go":
+        elif command == "go" and "ponder" in tokens:
+            pondering = True
+        elif command == "stop" and pondering:
+            pondering = False
+            out.write(f"bestmove {first_legal(board)}\n")
+        elif command == "go" or (command == "ponderhit" and pondering):
+            pondering = False
             started = time.perf_counter()
             searches += 1
             now = searches == args.at
@@ -104,7 +137,7 @@ def main() -> int:
                 time.sleep(args.sleep_ms / 1000)
             if now and fault == "slow":
                 time.sleep(args.slow_ms / 1000)
-            move = min(board.legal_moves, key=lambda m: m.uci()).uci()
+            move = first_legal(board)
             if now and fault == "illegal":
                 move = "a1b4"  # no piece ever moves so (not a line, not a knight jump)
             if now and fault == "malformed":
@@ -115,7 +148,7 @@ def main() -> int:
                 move = board.san(chess.Move.from_uci(move))
             used = int((time.perf_counter() - started) * 1000)
             out.write(f"info depth 1 seldepth 1 score cp {args.score} nodes 1 time {used} "
-                      f"pv {move}\nbestmove {move}\n")
+                      f"pv {move}\nbestmove {move}{ponder_text(board, move, args.ponder)}\n")
         elif command == "quit":
             break
         out.flush()
