@@ -20,7 +20,9 @@ free: cutechess starts the clock in `ChessPlayer::go`, where it sends `ponderhit
 gets `stop`, its `bestmove` is read and dropped before `position` and `go` (uncharged: cutechess
 starts the clock only once the engine is ready again). At the end of a game a pondering engine
 is stopped and drained (`end_game`). XBoard engines get python-chess's `hard` or `easy`: they
-ponder by themselves, and their moves are timed as always (CECP has no `ponderhit`).
+ponder by themselves, python-chess sends `easy`, `force`, the moves and `go` at the next move (so
+pondering only warms their tables), and their moves are timed as always (CECP has no
+`ponderhit`).
 
 Faults are outcomes, not exceptions: a search ends `ok`, `illegal` (bestmove not legal or not a
 move), `crashed` (the process died or closed its pipes), `stalled` (no answer by the deadline and

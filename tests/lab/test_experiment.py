@@ -112,6 +112,16 @@ def test_identity_ignores_games_and_concurrency_but_not_engines(tmp_path):
     assert all("ponder" not in engine for engine in first.identity()["engines"])
 
 
+def test_ponder_for_every_engine_from_each_and_the_command_line(tmp_path):
+    shared = load_experiment(write(tmp_path, BASE.replace("[schedule]", "[each]\nponder = true\n\n"
+                                                          "[schedule]")))
+    assert [spec.ponder for spec in shared.engines] == [True, True]
+    words = load_experiment(write(tmp_path, BASE, "words.toml"), Overrides(each=["ponder=true"]))
+    assert [spec.ponder for spec in words.engines] == [True, True]
+    with pytest.raises(ExperimentError, match="key 'ponder' must be bool, got 'yes'"):
+        load_experiment(write(tmp_path, BASE, "bad.toml"), Overrides(each=["ponder=yes"]))
+
+
 @pytest.mark.parametrize(
     ("change", "expected"),
     [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lab.engine_log import EngineLogs
 from lab.engine_process import EnginePool
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord
@@ -115,3 +116,15 @@ def test_our_engine_ponders_and_is_charged_from_ponderhit(tempo) -> None:
         # The engine's time counts from ponderhit too: it agrees with the harness's.
         assert abs(telemetry["used_ms"] - move.elapsed_ms) < 100
     check_clocks(record, 3000, 50, margin_ms=300, sides=(0,))
+
+
+def test_an_xboard_engine_is_told_hard_and_easy(phalanx, stockfish, tmp_path) -> None:
+    game = task(pondering(phalanx), stockfish("sf", **{"Skill Level": 2}), "2+0.05",
+                margin_ms=300, max_moves=5)
+    game.logs = EngineLogs(io_dir=str(tmp_path))
+    record = play_game(game, timeouts=QUICK)
+    assert record.reason == "Draw by adjudication: max moves rule" or record.termination == "normal"
+    assert not any(move.ponderhit for move in record.moves)
+    (log,) = tmp_path.glob("phalanx-*.log")
+    sent = [line.split(" > ", 1)[1] for line in log.read_text().splitlines() if " > " in line]
+    assert sent.count("hard") == len(record.moves[0::2]) and "easy" in sent
