@@ -6,10 +6,13 @@ with real searches."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import chess
+
 from lab.engine_log import EngineLogs
-from lab.engine_process import EnginePool
+from lab.engine_process import EnginePool, TimedUciProtocol
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord
 from tests.lab.test_game import QUICK, check_clocks, task
@@ -128,3 +131,19 @@ def test_an_xboard_engine_is_told_hard_and_easy(phalanx, stockfish, tmp_path) ->
     (log,) = tmp_path.glob("phalanx-*.log")
     sent = [line.split(" > ", 1)[1] for line in log.read_text().splitlines() if " > " in line]
     assert sent.count("hard") == len(record.moves[0::2]) and "easy" in sent
+
+
+def test_a_ponder_move_that_ends_the_game_or_is_illegal_is_dropped() -> None:
+    async def read(fen: str, line: str) -> str:
+        protocol = TimedUciProtocol()
+        protocol.board = chess.Board(fen)
+        return protocol.for_library(line)
+
+    # Fool's mate: after 2.g4, Qh4 mates; a ponder on it has nothing left to think about.
+    before = "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2"
+    assert asyncio.run(read(before, "bestmove g2g4 ponder d8h4")) == "bestmove g2g4"
+    assert asyncio.run(read(before, "bestmove g2g4 ponder e8e6")) == "bestmove g2g4"
+    assert asyncio.run(read(before, "bestmove g2g4 ponder (none)")) == "bestmove g2g4"
+    kept = "bestmove g2g4 ponder d8g5"
+    assert asyncio.run(read(before, kept)) == kept
+    assert asyncio.run(read(before, "bestmove g2g4")) == "bestmove g2g4"
