@@ -4,9 +4,9 @@ Tables: `experiment` (the config and its identity, to refuse a different experim
 folder), `engines` (name, options, binary path, id name, author, version), `games` (one row per
 finished game) and `moves` (one row per engine move, telemetry as JSON expanded into `tm_<key>`
 columns on reading; a move the harness saw as a ponderhit adds `"ponderhit": true` to that JSON,
-so `tm_ponderhit`, rather than a column that would need a schema version). A finished game goes
-in with its moves in ONE transaction, and a game id already present is never written again, so a
-resumed run neither loses nor duplicates games.
+so `tm_ponderhit`, rather than a column, which would take a schema version and change the
+columns of moves.csv). A finished game goes in with its moves in ONE transaction, and a game id
+already present is never written again, so a resumed run neither loses nor duplicates games.
 
 Each table's columns are declared once (`Table`): its CREATE, its insert by column name and the
 frames read from it follow that declaration. `PRAGMA user_version` holds the schema version:
