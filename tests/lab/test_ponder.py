@@ -100,7 +100,7 @@ def test_stockfish_ponders_and_is_charged_from_ponderhit(stockfish) -> None:
     hits = hits_and_previous(record)
     assert hits, "Stockfish against itself predicts some replies"
     for elapsed, previous in hits:
-        assert previous >= SLOW_MS - 20 and elapsed < previous - 50
+        assert previous >= SLOW_MS - 20 and elapsed < previous  # charged from go ponder: >=
     check_clocks(record, 2000, 50, margin_ms=300, sides=(0,))
 
 
@@ -112,7 +112,7 @@ def test_our_engine_ponders_and_is_charged_from_ponderhit(tempo) -> None:
     hits = hits_and_previous(record)
     assert hits, "our engine against itself predicts some replies"
     for elapsed, previous in hits:
-        assert elapsed < previous - 50
+        assert elapsed < previous  # charged from go ponder, it would be longer
     for move in record.moves[0::2]:
         telemetry = move.search.telemetry
         assert telemetry.get("ponder", False) == move.ponderhit
