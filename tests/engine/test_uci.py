@@ -123,13 +123,15 @@ def telemetry_of(lines: list[str]) -> dict[str, object]:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("mode", ["alphabeta", "greenblatt", "mcts"])
-def test_go_ponder_answers_only_after_ponderhit_within_the_move_s_budget(mode):
+@pytest.mark.parametrize("mode, manager", [("alphabeta", "smooth"), ("greenblatt", "smooth"),
+                                           ("mcts", "smooth"), ("alphabeta", "stockfish")])
+def test_go_ponder_answers_only_after_ponderhit_within_the_move_s_budget(mode, manager):
     process = raw_engine()
     board = chess.Board()
     board.push_uci("e2e4")
     try:
         process.stdin.write(f"uci\nsetoption name SearchMode value {mode}\n"
+                            f"setoption name TimeManager value {manager}\n"
                             "setoption name Ponder value true\n")
         read_until(process, "uciok")
         for reply in ("e7e5", "b8c6"):  # two moves: the stopper is made mid-search each time
