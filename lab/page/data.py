@@ -19,6 +19,7 @@ import pandas as pd
 
 from lab import stats
 from lab.experiment import BookConfig, Experiment
+from lab.page.games import MOVE_COLUMNS as VIEW_COLUMNS
 from lab.ratings import RatingTable, fit_ratings
 from lab.records import EngineSpec
 from lab.schedule import total_games
@@ -47,11 +48,19 @@ class Folder:
     moves: pd.DataFrame
 
 
+#: The moves columns the page uses: the game views' columns, what `lab.export.pgn_text` and the
+#: time-usage figure read, and the time manager's name that labels the figure's lines.
+MOVE_COLUMNS = list(dict.fromkeys([
+    "game_id", "side", "engine", "ply", "move", "san", "elapsed_ms", "clock_after_ms", "depth",
+    "nodes", "score_cp", "score_mate", "tm_tm", *(column for _, column, _, _ in VIEW_COLUMNS)]))
+
+
 def read_folder(folder: str | Path) -> Folder:
-    """The store of `folder`, read read-only in one pass (`StoreError` when it is not one)."""
+    """The store of `folder`, read read-only in one pass (`StoreError` when it is not one); of
+    the moves only the columns the page shows or draws (`MOVE_COLUMNS`)."""
     with read_store(folder) as store:
         return Folder(Path(folder), store.experiment() or {}, store.engines(), store.games(),
-                      store.moves())
+                      store.moves(columns=MOVE_COLUMNS))
 
 
 @dataclass

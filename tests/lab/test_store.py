@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import chess
+import pandas as pd
 import pytest
 
 from lab.game import play_game
@@ -113,6 +114,21 @@ def test_a_ponderhit_move_is_kept_as_tm_ponderhit(tmp_path):
     assert moves["tm_ponderhit"].tolist()[1:3] == [True, True]
     assert moves["tm_ponderhit"].isna().tolist() == [True, False, False, True]
     assert moves["tm_budget_ms"].tolist()[2] == 102  # the engine's telemetry is kept beside it
+
+
+def test_moves_reads_only_the_columns_asked_for(tmp_path):
+    with open_store(tmp_path) as store:
+        store.add_game(record())
+        store.add_game(record("r0001-e01-g1", sans="d4 exd4", book="", telemetry=False))
+        every = store.moves()
+        columns = ["tm_budget_ms", "ply", "san", "depth", "tm_tm", "tm_never_reported"]
+        some = store.moves(columns=columns)
+        none = store.moves(["nothing"], columns=columns)
+        with pytest.raises(ValueError, match="'nonsense'"):
+            store.moves(columns=["ply", "nonsense"])
+    assert list(some.columns) == list(none.columns) == columns and none.empty
+    pd.testing.assert_frame_equal(some[columns[:-1]], every[columns[:-1]])
+    assert some["tm_never_reported"].isna().all()
 
 
 def test_a_different_experiment_is_refused_unless_overwrite(tmp_path):
