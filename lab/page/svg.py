@@ -43,7 +43,8 @@ def llr_figure(state: SprtState) -> Figure:
     result = state.result
     games = [g for g, _ in state.curve]
     values = [v for _, v in state.curve]
-    fig = new_figure(9, 3.6)
+    fig = new_figure(9, 3.6, constrained=False)
+    fig.subplots_adjust(left=0.065, right=0.975, bottom=0.135, top=0.975)
     ax = fig.subplots()
     ax.axhline(result.upper_bound, color="tab:green", linestyle="--",
                label=f"accept H1 ({result.upper_bound:+.2f})")

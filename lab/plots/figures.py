@@ -24,12 +24,15 @@ FORMATS = ("png", "svg")
 DPI = 110
 
 
-def new_figure(width: float, height: float) -> Figure:
-    """An empty figure of `width` × `height` inches on an Agg canvas, laid out automatically."""
+def new_figure(width: float, height: float, constrained: bool = True) -> Figure:
+    """An empty figure of `width` × `height` inches on an Agg canvas, laid out automatically
+    (constrained layout) unless `constrained` is False: then the caller places its axes with
+    fixed margins, which saves measuring every text on each draw (a third of the time the
+    report page spends drawing its figures)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = Figure(figsize=(width, height), layout="constrained" if constrained else None)
     FigureCanvasAgg(fig)
     return fig
 

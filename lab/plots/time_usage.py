@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 SPREAD = (0.25, 0.75)
 
 _MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
+#: Where the panels sit in the 16 × 9 in figure (fractions of it): room for the title, the
+#: axis labels and five-digit tick labels, as constrained layout placed them.
+_MARGINS = {"left": 0.045, "right": 0.99, "bottom": 0.075, "top": 0.925, "wspace": 0.2,
+            "hspace": 0.22}
 
 
 def per_move_stats(moves: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -141,9 +145,9 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         raise ValueError("no moves to plot")
     moves = moves.assign(move_number=move_numbers(moves, games))
     labels = sorted(player_labels(moves).unique())
-    fig = new_figure(16, 9)
+    fig = new_figure(16, 9, constrained=False)
     colours = _colours(labels)
-    grid = fig.add_gridspec(2, 3, height_ratios=[1.2, 1])
+    grid = fig.add_gridspec(2, 3, height_ratios=[1.2, 1], **_MARGINS)
     ax_time = fig.add_subplot(grid[0, :])
     ax_frac = fig.add_subplot(grid[1, 0])
     ax_nodes = fig.add_subplot(grid[1, 1])
