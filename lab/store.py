@@ -150,8 +150,9 @@ MOVE_COLUMNS = ["game_id", "white", "black", "side", "engine", "ply", "move", "s
                 "seldepth", "score_cp", "score_mate", "nodes", "nps", "pv", "turnaround_ms"]
 
 #: The pandas dtype of each moves-frame column, from its declared SQL type: whole numbers as
-#: nullable integers, reals as floats (NaN where missing), text as strings.
-_MOVE_DTYPES = {name: {"INTEGER": "Int64", "REAL": "float64", "TEXT": "str"}[sql.split()[0]]
+#: nullable integers, reals as floats (NaN where missing), text as pandas infers it (the string
+#: dtype of pandas 3, object before).
+_MOVE_DTYPES = {name: {"INTEGER": "Int64", "REAL": "float64", "TEXT": None}[sql.split()[0]]
                 for name, sql in (*MOVES.columns, ("white", "TEXT"), ("black", "TEXT"))
                 if name in MOVE_COLUMNS}
 
@@ -398,7 +399,7 @@ class Store:
         paths = [f'$."{key[3:]}"' for key in keys]
         rows = self.conn.execute(query + " ORDER BY g.seq, m.ply", paths + params).fetchall()
         values = list(zip(*rows)) or [()] * len(select)
-        frame = pd.DataFrame({c: pd.array(v, dtype=_MOVE_DTYPES[c])
+        frame = pd.DataFrame({c: pd.Series(v, dtype=_MOVE_DTYPES[c])
                               for c, v in zip(plain, values, strict=False)})
         if columns is None:
             return _with_json(frame, values[-1], "tm_")
