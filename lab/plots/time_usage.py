@@ -212,14 +212,15 @@ def _per_side_boxes(ax: Axes, frame: pd.DataFrame, column: str, labels: list[str
     if frame.empty:
         _no_data(ax, empty_text)
         return
+    from lab.plots.dots import dots
+
     present = [lb for lb in labels if lb in set(frame["label"])]
     data = [frame.loc[frame["label"] == lb, column].to_numpy() for lb in present]
     ax.boxplot(data, tick_labels=present, widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
     for i, (label, values) in enumerate(zip(present, data, strict=True), start=1):
         jitter = rng.uniform(-0.12, 0.12, size=len(values))
-        ax.plot(i + jitter, values, "o", color=colours[label], alpha=0.7, markersize=4,
-                label=f"{label} ({_games(len(values))})")
+        dots(ax, i + jitter, values, colours[label], 0.7, f"{label} ({_games(len(values))})")
     ax.tick_params(axis="x", labelrotation=15)
     ax.legend(loc="lower right", fontsize="small")
     ax.grid(alpha=0.3, axis="y")

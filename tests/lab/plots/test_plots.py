@@ -6,7 +6,9 @@ are checked as real PNG and SVG.
 
 from __future__ import annotations
 
+import io
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import chess
@@ -24,7 +26,8 @@ from lab.plots import (
     score_over_time_figure,
     time_usage_figure,
 )
-from lab.plots.figures import move_numbers
+from lab.plots.dots import Dots
+from lab.plots.figures import move_numbers, player_labels
 from lab.plots.game import moves_left_actual
 from lab.plots.score import gauntlet_challenger, running_score
 from lab.plots.time_usage import fraction_of_time_used, nodes_spread
@@ -152,6 +155,23 @@ def test_time_usage_has_one_line_per_engine_and_manager_plus_budget():
     assert line_labels(nodes_ax) == ["stockfish", "tempo [smooth]"]
     frac_ax = find_axes(fig, "Fraction of the available time")
     assert legend_texts(frac_ax) == ["stockfish (4 games)", "tempo [smooth] (4 games)"]
+
+
+def test_jittered_values_are_one_path_per_series_in_svg():
+    """The per-side values over the boxes are one Dots path per label holding every value (not
+    a marker element per value): in the SVG only the legend's sample markers remain."""
+    games, moves = synthetic_frames(n_games=20)
+    fig = time_usage_figure(moves, games)
+    frac_ax = find_axes(fig, "Fraction of the available time")
+    series = [artist for artist in frac_ax.get_children() if isinstance(artist, Dots)]
+    expected = fraction_of_time_used(moves.assign(label=player_labels(moves)))
+    assert sorted(sorted(d.xy[:, 1]) for d in series) == sorted(
+        sorted(group) for _, group in expected.groupby("label")["fraction"])
+    assert len(expected) == 40 and frac_ax.get_ylim() == (0, 1.05)
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
+    dot_markers = re.findall(r"<use [^>]*fill-opacity: 0\.7", buffer.getvalue())
+    assert len(dot_markers) == 4  # the legend's two samples in each box panel, no dot per value
 
 
 def test_time_usage_mean_and_quartiles_are_those_of_the_moves():
