@@ -38,6 +38,15 @@ _MOVE_COLUMNS = ["game_id", "engine", "ply", "elapsed_ms"]
 #: axis labels and five-digit tick labels, as constrained layout placed them.
 _MARGINS = {"left": 0.045, "right": 0.99, "bottom": 0.075, "top": 0.925, "wspace": 0.2,
             "hspace": 0.22}
+#: The longest box-panel tick label (engine [manager]) the fixed margins hold: its slant must stay
+#: above the figure's bottom edge. Labels also share a panel's ~4.6 in, ~0.07 in a character.
+_FIXED_LABEL_CHARS = 22
+
+
+def _fixed_layout_fits(labels: list[str]) -> bool:
+    """Whether the box panels' tick labels fit `_MARGINS`; else the figure is laid out by
+    constrained layout, which measures every text (about 0.3 s more for the report page)."""
+    return max(map(len, labels)) <= min(_FIXED_LABEL_CHARS, 66 // len(labels))
 
 
 def _labels(moves: pd.DataFrame) -> pd.Series:
@@ -152,9 +161,10 @@ def time_usage_figure(moves: pd.DataFrame, games: pd.DataFrame | None = None) ->
         raise ValueError("no moves to plot")
     moves = moves.assign(move_number=move_numbers(moves, games), label=player_labels(moves))
     labels = sorted(moves["label"].unique())
-    fig = new_figure(16, 9, constrained=False)
+    fixed = _fixed_layout_fits(labels)
+    fig = new_figure(16, 9, constrained=not fixed)
     colours = _colours(labels)
-    grid = fig.add_gridspec(2, 3, height_ratios=[1.2, 1], **_MARGINS)
+    grid = fig.add_gridspec(2, 3, height_ratios=[1.2, 1], **(_MARGINS if fixed else {}))
     ax_time = fig.add_subplot(grid[0, :])
     ax_frac = fig.add_subplot(grid[1, 0])
     ax_nodes = fig.add_subplot(grid[1, 1])

@@ -174,6 +174,19 @@ def test_jittered_values_are_one_path_per_series_in_svg():
     assert len(dot_markers) == 4  # the legend's two samples in each box panel, no dot per value
 
 
+def test_time_usage_keeps_fixed_margins_only_for_labels_that_fit_them():
+    games, moves = synthetic_frames(n_games=4)
+    assert time_usage_figure(moves, games).get_layout_engine() is None
+    long = moves.assign(engine=moves["engine"].replace("stockfish", "stockfish 17.1 nnue x86-64"))
+    fig = time_usage_figure(long, games)
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    fig.canvas.draw()
+    frac_ax = find_axes(fig, "Fraction of the available time")
+    labels = frac_ax.get_xticklabels()
+    renderer = fig.canvas.get_renderer()
+    assert all(label.get_window_extent(renderer).y0 >= 0 for label in labels)  # not cut off
+
+
 def test_time_usage_mean_and_quartiles_are_those_of_the_moves():
     """Hand-made: engine A spends 100 and 300 ms on move 1 of two games, 200 and 200 on move 2."""
     rows = []
