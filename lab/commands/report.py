@@ -24,13 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """0: every page written; 1: a folder that is not a results folder or could not be written."""
-    from lab.calibration.report import REPORT_NAME
     from lab.page.write import run_in_progress, write_run_page
     from lab.store import DB_NAME, StoreError
 
     status = 0
     for folder in args.results:
-        if not (folder / DB_NAME).is_file() and (folder / REPORT_NAME).is_file():
+        if not (folder / DB_NAME).is_file() and _calibration_folder(folder):
             print(f"tempo report: {folder}: a calibration folder; `tempo calibrate FILE` writes "
                   "its page (it resumes without replaying games)", file=sys.stderr)
             status = 1
@@ -44,3 +43,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"tempo report: {folder}: {exc}", file=sys.stderr)
             status = 1
     return status
+
+
+def _calibration_folder(folder: Path) -> bool:
+    """True for a calibration's folder (its report, no store of its own). The calibration
+    package (scipy) is imported only for a folder without a store."""
+    from lab.calibration.report import REPORT_NAME
+
+    return (folder / REPORT_NAME).is_file()
