@@ -153,8 +153,13 @@ def test_go_ponder_answers_only_after_ponderhit_within_the_move_s_budget(mode, m
             # MCTS reuses the tree grown while pondering: one past the move's target needs no
             # more search (budget 0); the others plan from the clock.
             assert telemetry["budget_ms"] > 0 or mode == "mcts"
-            # The move's time counts from ponderhit: its budget, not the time pondered as well.
-            assert telemetry["used_ms"] < 600 and took_ms < 750
+            # The move's time counts from ponderhit: within its hard limit from there, which is
+            # shorter than the 0.8 s pondered (counted from `go ponder`, the search would stop at
+            # once at ponderhit with used_ms past 800). The stockfish manager's hard limit is
+            # 5-6x its budget here, and an iteration started while pondering may run up to it.
+            assert telemetry["hard_ms"] < 750  # so that used_ms past 800 fails the next line
+            assert telemetry["used_ms"] <= telemetry["hard_ms"] + 50
+            assert took_ms < telemetry["hard_ms"] + 150
             board.push_uci(lines[-1].split()[1])
     finally:
         process.stdin.write("quit\n")
