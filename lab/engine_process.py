@@ -188,6 +188,8 @@ class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
     def for_library(self, line: str) -> str:
         """A `bestmove X ponder Y` without the ponder move when Y is not legal after X or ends
         the game (nothing to ponder on; cutechess `UciEngine::setPonderMove`)."""
+        if not line.startswith("bestmove"):  # every info line passes here: no split for them
+            return line
         tokens = line.split()
         if len(tokens) < 4 or tokens[0] != "bestmove" or tokens[2] != "ponder":
             return line
