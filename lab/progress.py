@@ -18,12 +18,21 @@ from lab.tournament import Tournament
 
 
 def elo_text(tournament: Tournament, player: str) -> str:
-    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player."""
+    """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player.
+
+    The Elo and its interval appear once the games hold two different outcomes (pairs, when
+    openings are paired): before that the spread comes from the zero cells' regularisation, not
+    from the games, and one won pair would read "-1041 ± 396", one split pair "+0.0 ± 34.0".
+    """
     standing = tournament.standings[player]
     text = f"{player} +{standing.wins} -{standing.losses} ={standing.draws}"
     if standing.games:
         text += f" ({100 * standing.score:.1f}%)"
-        est = standing.estimate(tournament.exp.openings.paired)
+        paired = tournament.exp.openings.paired
+        counts = standing.pentanomial() if paired else standing.trinomial()
+        if sum(1 for c in counts if c) < 2:
+            return text
+        est = standing.estimate(paired)
         if math.isfinite(est.elo) and math.isfinite(est.error) and est.error > 0:
             text += f" Elo {est.elo + 0.0:+.1f} ± {est.error:.1f}"
     return text
