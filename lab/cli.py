@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping
 
 from lab.commands import SUMMARIES
+from lab.interrupt import stop_on_sigterm
 
 
 def build_parser(prog: str, description: str, package: str, summaries: Mapping[str, str],
@@ -64,6 +65,7 @@ def dispatch(prog: str, description: str, package: str, summaries: Mapping[str, 
 def main(argv: list[str] | None = None) -> int:
     """Run `tempo` with `argv` (default: the process arguments); returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    stop_on_sigterm()
     try:
         return dispatch("tempo", "Tempo: a chess engine-testing and time-management lab.",
                         "lab.commands", SUMMARIES, argv)

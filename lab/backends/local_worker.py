@@ -16,6 +16,7 @@ from typing import Any
 
 from lab.engine_process import EnginePool
 from lab.game import play_game
+from lab.interrupt import default_sigterm
 
 
 def _die_with_parent() -> None:
@@ -31,6 +32,7 @@ def worker_main(worker_id: int, inbox: Any, outbox: Any) -> None:
     """A worker process: play the games it is given, one at a time, keeping its engines."""
     _die_with_parent()
     os.setpgrp()  # its own group: Ctrl-C goes to the run, which stops workers and engines
+    default_sigterm()  # the run's handler is inherited by the fork; the run kills workers itself
     # XBoard engines chatter ("Unexpected engine output" warnings) over the progress display
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
     with EnginePool() as pool:

@@ -6,6 +6,8 @@ import argparse
 import shlex
 import sys
 
+from lab.interrupt import INTERRUPTED_MESSAGE, interrupted_exit_code
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -38,10 +40,9 @@ def run(args: argparse.Namespace) -> int:
     except (CalibrationError, ExperimentError, StoreError) as exc:
         print(f"tempo: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("tempo: interrupted; finished games are kept, run again to resume",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(INTERRUPTED_MESSAGE, file=sys.stderr)
+        return interrupted_exit_code(exc)
     for path in outcome.files:
         print(path)
     report = next(p for p in outcome.files if p.name == "report.md")

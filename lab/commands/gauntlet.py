@@ -13,6 +13,7 @@ from lab.backends.settings import (
 )
 from lab.experiment import ExperimentError, Overrides
 from lab.experiment_file import load_experiment
+from lab.interrupt import INTERRUPTED_MESSAGE, interrupted_exit_code
 from lab.store import StoreError
 from lab.variants import Variant
 
@@ -113,10 +114,9 @@ def execute(load, args: argparse.Namespace) -> int:
     except (ExperimentError, StoreError, BackendError) as exc:
         print(f"tempo: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("tempo: interrupted; finished games are kept, run again to resume",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(INTERRUPTED_MESSAGE, file=sys.stderr)
+        return interrupted_exit_code(exc)
     if outcome.report.ratings:
         print(outcome.report.ratings)
     for note in outcome.report.notes:

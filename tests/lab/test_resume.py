@@ -159,17 +159,19 @@ def test_sigkill_many_times_at_random_moments_then_resume(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_resumes(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_cleanly_and_resumes(tmp_path, signum):
     path, out = setup(tmp_path, games=4, tc="0.5+0.02")
     process = tempo(path)
     deadline = time.monotonic() + 120
     while stored(out) < 1:
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
+    assert process.returncode == 128 + signum, err
     assert "interrupted; finished games are kept" in err
+    assert "leaked" not in err and "Traceback" not in err, err
     check_intact(out)
     with open_store(out) as store:
         done = store.game_count()

@@ -1,0 +1,39 @@
+"""SIGTERM stops a run the way Ctrl-C does.
+
+`timeout`, `kill` and service managers send SIGTERM. Python's default for it ends the process at
+once: no message, the workers' queues left to the interpreter's exit (multiprocessing then warns
+about leaked semaphores). `tempo` turns SIGTERM into `Terminated`, a KeyboardInterrupt, so the run
+stops its workers and engines, keeps its finished games and says so, and exits with 128 + 15 as a
+process killed by SIGTERM would (Ctrl-C: 130).
+"""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+
+
+class Terminated(KeyboardInterrupt):
+    """The run received SIGTERM."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+def stop_on_sigterm() -> None:
+    """From now on SIGTERM raises `Terminated` in the main thread."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def default_sigterm() -> None:
+    """SIGTERM ends the process again (a forked worker, which the run stops by itself)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def interrupted_exit_code(exc: KeyboardInterrupt) -> int:
+    """The exit status of a run stopped by `exc`: 143 after SIGTERM, 130 after Ctrl-C."""
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
+
+
+INTERRUPTED_MESSAGE = "tempo: interrupted; finished games are kept, run again to resume"
