@@ -108,7 +108,7 @@ def condense_rows(rows: Iterable[tuple[str, str, str]], labels: Sequence | None 
     if (w == b).any():
         position = int(np.flatnonzero(decided)[np.argmax(w == b)])
         label = position if labels is None else labels[position]
-        raise ValueError(f"game at row {label!r}: {listed[w_codes[position]]!r} plays itself")
+        raise ValueError(f"game at row {label}: {listed[w_codes[position]]!r} plays itself")
     used = sorted(np.unique(np.concatenate([w, b])).tolist(), key=listed.__getitem__)
     n = len(used)
     code = np.zeros(len(listed), dtype=np.int64)
