@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lab.ratings.graph import strongly_connected, weakly_connected
 from lab.records import RESULT_POINTS
 
 if TYPE_CHECKING:
@@ -165,12 +166,13 @@ def purge_perfect(pool: Pool, keep: np.ndarray) -> list[tuple[int, str, int]]:
 def last_purged(pool: Pool, rated: np.ndarray, purged: list[tuple[int, str, int]]) -> list[int]:
     """Purged players with nobody rated to be bounded against: in each part of the pool joined by
     games where the purge left no player `rated`, the players of the last round purged there."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    graph = coo_matrix((np.ones(len(pool.white)), (pool.white, pool.black)),
-                       shape=(pool.n, pool.n))
-    _, part = connected_components(graph, directed=True, connection="weak")
+    if not purged:
+        return []
+    every = np.ones(pool.n, dtype=bool)
+    if weakly_connected(every, pool.white, pool.black):
+        part = np.zeros(pool.n, dtype=np.int64)
+    else:
+        part = _components(pool.n, pool.white, pool.black, "weak")
     last: dict[int, int] = {}
     for i, _, round_no in purged:
         last[int(part[i])] = max(last.get(int(part[i]), -1), round_no)
@@ -213,9 +215,6 @@ def score_groups(pool: Pool, members: np.ndarray, pinned: np.ndarray) -> list[li
     exactly when every split of the pool has points flowing both ways (Zermelo/Ford). `pinned`
     players (anchors, loose or fixed) also link both ways to one virtual node, the rating scale.
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     rows = members[pool.white] & members[pool.black]
     sub = pool.subset(rows)
     virtual = pool.n
@@ -225,12 +224,25 @@ def score_groups(pool: Pool, members: np.ndarray, pinned: np.ndarray) -> list[li
     src += [anchors, np.full(len(anchors), virtual)]
     dst += [np.full(len(anchors), virtual), anchors]
     s, d = np.concatenate(src), np.concatenate(dst)
-    graph = coo_matrix((np.ones(len(s)), (s, d)), shape=(pool.n + 1, pool.n + 1))
-    _, labels = connected_components(graph, directed=True, connection="strong")
+    nodes = np.append(members, len(anchors) > 0)
+    if strongly_connected(nodes, s, d):
+        labels = np.zeros(pool.n + 1, dtype=np.int64)
+    else:
+        labels = _components(pool.n + 1, s, d, "strong")
     groups: dict[int, list[int]] = {}
     for i in np.flatnonzero(members):
         groups.setdefault(int(labels[i]), []).append(int(i))
     return sorted(groups.values(), key=lambda g: (-len(g), g))
+
+
+def _components(n: int, src: np.ndarray, dst: np.ndarray, connection: str) -> np.ndarray:
+    """A label per node: its "weak" or "strong" component of the graph with edges src → dst
+    (SciPy, imported here: most pools are one piece, which `lab.ratings.graph` tells first)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    return connected_components(graph, directed=True, connection=connection)[1]
 
 
 def with_bayeselo_prior(pool: Pool, prior: float) -> Pool:
