@@ -365,13 +365,10 @@ class Store:
                                  "pair_id FROM games ORDER BY seq").fetchall()
         return [GameSummary(*row[1:]) for row in rows if row[0] in wanted]
 
-    def results(self) -> pd.DataFrame:
-        """White, Black and Result of every game in finishing order: what a rating fit needs,
-        without the other columns."""
-        import pandas as pd
-
-        rows = self.conn.execute("SELECT white, black, result FROM games ORDER BY seq").fetchall()
-        return pd.DataFrame(rows, columns=["white", "black", "result"])
+    def result_rows(self) -> list[tuple[str, str, str]]:
+        """(white, black, result) of every game in finishing order: what a rating fit needs,
+        without the other columns, and without pandas."""
+        return self.conn.execute("SELECT white, black, result FROM games ORDER BY seq").fetchall()
 
     def moves(self, game_ids: Iterable[str] | None = None,
               columns: Sequence[str] | None = None) -> pd.DataFrame:

@@ -117,7 +117,8 @@ def percentage(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from lab.ratings import DisconnectedPoolError, fit_ratings
-    from lab.ratings.inputs import read_results
+    from lab.ratings.inputs import read_inputs
+    from lab.ratings.pool import condense_rows
     from lab.store import StoreError
 
     try:
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         draw = "auto" if args.draw == "auto" else _number(args.draw, "--draw") / 100.0
         units = (args.bayeselo_units if args.bayeselo_units == "auto"
                  else _number(args.bayeselo_units, "--bayeselo-units"))
-        games = read_results(args.inputs)
+        games = condense_rows(row for item in read_inputs(args.inputs) for row in item.rows)
         table = fit_ratings(
             games, args.model, anchors=fixed, loose_anchors=loose, average=args.average,
             scale=args.scale, white=white, draw=draw, prior=args.prior, bayeselo_units=units,

@@ -14,9 +14,9 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lab.ratings.models import (
     BAYESELO_DRAWELO,
@@ -35,7 +35,10 @@ from lab.ratings.pool import (
     soften_perfect,
     with_bayeselo_prior,
 )
-from lab.ratings.table import RatingTable
+from lab.ratings.table import RatingTable, superiority
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: A fitted parameter this far (rating points) from the others means the maximum is at infinity.
 RUNAWAY = 10_000.0
@@ -352,48 +355,6 @@ def _simulate(real: Pool, spec: FitSpec, fit: CoreFit, runs: int, rng, units) ->
     return out
 
 
-def _head_to_head(real: Pool, ratings: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
-    """One row per player and opponent that met: results from the player's side, CFS."""
-    from scipy.special import ndtr
-
-    w, b = real.white, real.black
-    player = np.concatenate([w, b])
-    opp = np.concatenate([b, w])
-    frame = pd.DataFrame({
-        "i": player, "j": opp,
-        "wins": np.concatenate([real.wins, real.losses]),
-        "draws": np.concatenate([real.draws, real.draws]),
-        "losses": np.concatenate([real.losses, real.wins]),
-    }).groupby(["i", "j"], as_index=False).sum()
-    i, j = frame["i"].to_numpy(), frame["j"].to_numpy()
-    games = frame[["wins", "draws", "losses"]].sum(axis=1)
-    diff = ratings[i] - ratings[j]
-    sd = np.sqrt(np.maximum(cov[i, i] + cov[j, j] - 2 * cov[i, j], 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cfs = 100 * ndtr(diff / sd)
-    names = np.array(real.players, dtype=object)
-    return pd.DataFrame({
-        "player": names[i], "opponent": names[j], "games": games.astype(int),
-        "wins": frame["wins"].astype(int), "draws": frame["draws"].astype(int),
-        "losses": frame["losses"].astype(int),
-        "score": 100 * (frame["wins"] + frame["draws"] / 2) / games,
-        "diff": diff, "diff_sd": sd, "cfs": cfs,
-    })
-
-
-def _los_matrix(names: list[str], ratings: np.ndarray, cov: np.ndarray) -> pd.DataFrame:
-    """LOS(i, j) = Φ((R_i − R_j)/sd(R_i − R_j)) (BayesElo's `los`, Ordo's CFS; reference §5)."""
-    from scipy.special import ndtr
-
-    var = np.diag(cov)
-    sd = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
-    diff = ratings[:, None] - ratings[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        los = ndtr(diff / sd)
-    np.fill_diagonal(los, np.nan)
-    return pd.DataFrame(los, index=names, columns=names)
-
-
 # --- The public entry point ---------------------------------------------------------------------
 
 
@@ -463,6 +424,8 @@ def fit_pool(pool: Pool, options: FitOptions) -> RatingTable:
     rng = np.random.default_rng(options.seed)
     if simulations > 1:
         sims = _simulate(pool, spec, fit, simulations, rng, bayeselo_units)
+        import pandas as pd
+
         cov = pd.DataFrame(sims).cov().to_numpy(copy=True)  # pairwise: runs that rated both
         source = f"spread of {simulations} simulations"
     else:
@@ -501,10 +464,9 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
     error = np.where(anchored & (relative_to == "anchor"), np.nan, z * sd)
     played, points, drawn = pool.played(), pool.points(), pool.drawn()
     order = np.lexsort((np.array(pool.players), -np.nan_to_num(ratings, nan=-np.inf)))
-    los = _los_matrix(pool.players, ratings, cov[:n, :n])
-    cfs_next = [100 * los.iloc[a, b] for a, b in zip(order[:-1], order[1:], strict=True)]
+    cfs_next = list(100 * superiority(ratings, cov[:n, :n], order[:-1], order[1:]))
     cfs_next.append(math.nan)
-    frame = pd.DataFrame({
+    standings = {
         "rank": np.arange(1, n + 1),
         "player": [pool.players[i] for i in order],
         "rating": ratings[order],
@@ -517,7 +479,7 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
         "score": 100 * points[order] / played[order],
         "draws": 100 * drawn[order] / played[order],
         "cfs_next": cfs_next,
-    })
+    }
     var_w, var_d = cov[n, n], cov[n + 1, n + 1]
     white = (fit.white, z * math.sqrt(var_w) if spec.white is None else math.nan)
     if spec.model.has_draw_param:  # drawelo is a parameter of the likelihood
@@ -533,11 +495,10 @@ def _table(pool: Pool, spec: FitSpec, fit: CoreFit, ratings: np.ndarray, errors:
         for g_no, g in enumerate(fit.groups, 1):
             notes.append(f"group {g_no} (fitted apart): {', '.join(pool.players[i] for i in g)}")
     groups = [[pool.players[i] for i in g] for g in fit.groups]
-    head_to_head = _head_to_head(pool, ratings, cov[:n, :n])
     return RatingTable(
-        frame, los, head_to_head, spec.model.name, white, draw, confidence, errors.source,
+        standings, spec.model.name, white, draw, confidence, errors.source,
         "pool average" if relative_to == "pool" or not (spec.fixed or spec.loose) else "anchors",
-        groups, drawelo, notes,
+        pool, ratings, cov[:n, :n], groups, drawelo, notes,
     )
 
 

@@ -3,11 +3,14 @@
 A rating fit needs three tags per game, not the moves. python-chess's header reader parses each
 game's whole text (about 35 µs a game); Ordo and BayesElo scan the tag lines instead. So do we:
 the file is read in chunks cut at blank lines (a tag section never holds one), and in each chunk
-the three tags are found by regular expressions anchored on their literal text. PGN export
-format writes every tag of the Seven Tag Roster once per game, so the three lists line up with
-the games; when a chunk's counts disagree with its number of tag sections (a missing or repeated
-tag, tags in the movetext, import-format layouts, python-chess's unescaped quotes), that chunk is
-read with python-chess instead. Values are unescaped as the PGN standard says (§8.1.1: `\"` and
+the tags are found by regular expressions anchored on their literal text. PGN export format
+writes the Seven Tag Roster first in every game, in the roster's order (PGN standard §8.1.1), so
+one pattern for the consecutive lines White, Black, Result finds every game in a single pass.
+When that count disagrees with the chunk's number of tag sections (other tags in between,
+another order), each tag is found by its own pattern, whose lists line up with the games when
+every game has each tag once. When those counts disagree too (a missing or repeated tag, tags
+in the movetext, import-format layouts, python-chess's unescaped quotes), that chunk is read with
+python-chess instead. Values are unescaped as the PGN standard says (§8.1.1: `\"` and
 `\\`), which python-chess's reader leaves to the caller.
 """
 
@@ -22,6 +25,8 @@ from pathlib import Path
 #: between escapes, which the regex engine scans far faster than one alternation per character).
 _VALUE = r'"([^"\\\n]*(?:\\.[^"\\\n]*)*)"\]'
 _TAGS = {name: re.compile(rf"\n\[{name} {_VALUE}") for name in ("White", "Black", "Result")}
+#: The three tags on consecutive lines in the Seven Tag Roster's order (PGN standard §8.1.1).
+_ROSTER = re.compile("".join(rf"\n\[{name} {_VALUE}" for name in ("White", "Black", "Result")))
 _DEFAULTS = {"White": "?", "Black": "?", "Result": "*"}
 _ESCAPE = re.compile(r"\\(.)")
 CHUNK_CHARS = 1 << 22
@@ -53,12 +58,15 @@ def _chunks(handle: io.TextIOBase) -> Iterator[str]:
 def _scan(piece: str) -> list[tuple[str, str, str]] | None:
     """The games of one piece by the fast scan, or None when the tag lines do not line up."""
     games = piece.count("\n\n[")
-    found = [pattern.findall(piece) for pattern in _TAGS.values()]
-    if any(len(values) != games for values in found):
-        return None
+    rows = _ROSTER.findall(piece)
+    if len(rows) != games:
+        found = [pattern.findall(piece) for pattern in _TAGS.values()]
+        if any(len(values) != games for values in found):
+            return None
+        rows = list(zip(*found))
     if "\\" in piece:
-        found = [[_unescape(value) for value in values] for values in found]
-    return list(zip(*found))
+        rows = [tuple(_unescape(value) for value in row) for row in rows]
+    return rows
 
 
 def _parse(piece: str) -> list[tuple[str, str, str]]:

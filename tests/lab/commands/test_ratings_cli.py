@@ -9,6 +9,7 @@ import pytest
 from lab.bench.ratings import write_pgn
 from lab.cli import main
 from lab.ratings import fit_ratings
+from lab.ratings.inputs import read_results
 from lab.records import GameRecord
 from lab.stats import elo_estimate, sprt
 from lab.store import open_store
@@ -69,6 +70,25 @@ def test_ratings_disconnected_pool_exits_3(tmp_path, capsys) -> None:
     assert "not connected" in err and "P, Q" in err
     assert main(["ratings", str(pgn), "--force"]) == 0
     assert "fitted apart" in capsys.readouterr().out
+
+
+def test_ratings_output_is_that_of_the_frame_path(tmp_path, capsys) -> None:
+    """The command reads rows and condenses them without pandas; its text (table, LOS, head to
+    head) is the same as a fit of `read_results`' frame, for both models."""
+    pgn = tmp_path / "games.pgn"
+    write_pgn(frame(ROWS + [("A", "C", "*")]), pgn)
+    folder = tmp_path / "run"
+    make_results(folder, [("1-0", "0-1"), ("1/2-1/2", "1-0")])
+    with open_store(folder) as store:
+        store.add_game(GameRecord("x", "X", "A", "1/2-1/2", "normal", "", chess.STARTING_FEN))
+    for model in ("ordo", "bayeselo"):
+        assert main(["ratings", str(pgn), str(folder), "--model", model, "--los",
+                     "--head-to-head"]) == 0
+        table = fit_ratings(read_results([pgn, folder]), model)
+        assert capsys.readouterr().out == (
+            f"{table}\n\nLOS (%, row better than column):\n"
+            f"{(100 * table.los).round(1).to_string(na_rep='-')}\n\nHead to head:\n"
+            f"{table.head_to_head.round(1).to_string(index=False)}\n")
 
 
 def make_results(folder, pairs) -> None:

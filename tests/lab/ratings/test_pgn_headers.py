@@ -37,6 +37,8 @@ FILES = {
     "no blank line before the next game": game("a", "b", "1-0").rstrip("\n") + "\n"
     + game("c", "d", "0-1"),
     "python-chess's unescaped quotes": game('Deep "Blue"', "b", "1-0") + game("c", "d", "0-1"),
+    "tags out of the roster's order": game("a", "b", "1-0").replace(
+        '[White "a"]\n[Black "b"]', '[Black "b"]\n[White "a"]') + game("c", "d", "0-1"),
     "cutechess comments": game("x", "y", "1/2-1/2", "1. e4 {+0.35/12 0.512s} e5 {-0.2/11 0.4s}"),
 }
 
@@ -77,3 +79,28 @@ def test_export_format_never_needs_the_full_parser(tmp_path, monkeypatch) -> Non
 
     monkeypatch.setattr(pgn_headers, "_parse", refuse)
     assert len(read_pgn_headers(path)) == 502
+
+
+class _Refused:
+    """A tag pattern that fails the test when used."""
+
+    def findall(self, piece: str):
+        raise AssertionError("the one-pattern-per-tag scan ran on a roster-order file")
+
+
+def test_roster_order_is_read_in_one_pass(tmp_path, monkeypatch) -> None:
+    """Export format (White, Black, Result on consecutive lines) needs only the roster pattern."""
+    path = tmp_path / "games.pgn"
+    path.write_text(FILES["export format"] + FILES["escaped names"])
+    expected = read_pgn_headers(path)
+    monkeypatch.setattr(pgn_headers, "_TAGS", {tag: _Refused() for tag in pgn_headers._TAGS})
+    assert read_pgn_headers(path) == expected == by_python_chess(path)
+
+
+def test_other_tag_orders_fall_back_to_one_pattern_per_tag(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "games.pgn"
+    path.write_text(FILES["tags out of the roster's order"] + game("e", "f", "1/2-1/2").replace(
+        '[White "e"]\n', '[White "e"]\n[WhiteElo "2500"]\n'))
+    monkeypatch.setattr(pgn_headers, "_parse", lambda piece: pytest.fail("python-chess parsed"))
+    assert read_pgn_headers(path) == by_python_chess(path) == [
+        ("a", "b", "1-0"), ("c", "d", "0-1"), ("e", "f", "1/2-1/2")]

@@ -17,9 +17,9 @@ from scipy.special import logit
 
 from lab.bench.ratings import synthetic_games, write_pgn
 from lab.ratings import DisconnectedPoolError, fit_ratings
-from lab.ratings.inputs import read_pgn_results, read_results
+from lab.ratings.inputs import COLUMNS, read_pgn_results, read_results
 from lab.ratings.models import BayesEloModel, OrdoModel, bayeselo_scale, draw_probability
-from lab.ratings.pool import condense, with_bayeselo_prior
+from lab.ratings.pool import condense, condense_rows, with_bayeselo_prior
 from lab.records import GameRecord
 from lab.store import open_store
 
@@ -287,6 +287,40 @@ def test_los_matrix_and_head_to_head() -> None:
     assert (ab["games"], ab["wins"], ab["draws"], ab["losses"]) == (60, 22, 21, 17)
     assert ab["score"] == pytest.approx(100 * (22 + 10.5) / 60)
     assert ab["cfs"] == pytest.approx(100 * los.loc["A", "B"])
+
+
+def test_frames_are_built_on_first_use_from_the_plain_standings() -> None:
+    """Printing a table and reading a rating use the plain columns; `frame`, `los` and
+    `head_to_head` are built once, when asked for, and agree with them."""
+    table = fit_ratings(POOL)
+    str(table), table.rating("A")
+    assert not {"frame", "los", "head_to_head"} & set(vars(table))
+    frame = table.frame
+    assert frame is table.frame and list(frame.columns) == list(table.standings)
+    assert frame["player"].tolist() == list(table.standings["player"])
+    assert table.rating("C") == frame.set_index("player").loc["C", "rating"]
+    order = frame["player"].tolist()
+    cfs = [100 * table.los.loc[a, b] for a, b in zip(order[:-1], order[1:], strict=True)]
+    assert frame["cfs_next"].iloc[:-1].tolist() == cfs and math.isnan(frame["cfs_next"].iloc[-1])
+    with pytest.raises(KeyError):
+        table.rating("nobody")
+
+
+def test_condense_rows_is_condense_of_the_frame() -> None:
+    """The row path `tempo ratings` takes and `condense(frame)` give the same pool: names sorted,
+    undecided results and their only players left out, spaces around results ignored."""
+    rows = [("Zed", "Ärger", "1-0"), ("B", "Zed", " 1/2-1/2 "), ("Ärger", "B", "0-1"),
+            ("Zed", "B", "0-1"), ("ghost", "B", "*"), ("B", "Zed", "1/2-1/2"), ("Zed", "B", "?")]
+    from_rows, from_frame = condense_rows(rows), condense(pd.DataFrame(rows, columns=COLUMNS))
+    assert from_rows.players == from_frame.players == ["B", "Zed", "Ärger"]
+    for name in ("white", "black", "wins", "draws", "losses"):
+        assert getattr(from_rows, name).tolist() == getattr(from_frame, name).tolist()
+    assert from_rows.draws.sum() == 2 and from_rows.games.sum() == 5
+    with pytest.raises(ValueError, match="game at row 1: 'B' plays itself"):
+        condense_rows([("A", "B", "1-0"), ("B", "B", "0-1")])
+    frame = pd.DataFrame([("A", "B", "1-0"), ("B", "B", "0-1")], columns=COLUMNS, index=[7, 9])
+    with pytest.raises(ValueError, match="game at row 9: 'B' plays itself"):
+        condense(frame)
 
 
 def test_simulated_errors_agree_with_the_curvature() -> None:
