@@ -259,8 +259,9 @@ class StrengthLimiter:
 
     def prepare(self, ctx: SearchContext, go: GoParams, overhead_ms: int) -> None:
         """Fit a search's context to the limit: MultiPV, the game's random stream, and the node
-        budget and depth cap or the throttle."""
-        if not self.limited:
+        budget and depth cap or the throttle; none of them in a simple won ending, which is
+        played at full strength (its guard, §1.4 step 3, needs the search to find the mate)."""
+        if not self.limited or simple_won_ending(ctx.board):
             return
         ctx.multipv = self.multipv(ctx.multipv, ctx.board)
         self.stream.for_position(ctx.board)

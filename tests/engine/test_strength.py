@@ -227,6 +227,19 @@ def test_tempo_scale_material_applies_the_seed_rules():
         previous = values
 
 
+def test_levels_material_follows_the_evaluations_weights():
+    from engine import eval_weights
+
+    saved = eval_weights.current()
+    try:
+        eval_weights.install({"material.knight": (350, 310)})
+        assert material_for_elo(1500)[chess.KNIGHT] == (350, 310)
+        assert "EvalMgKnightMaterial = 350" in dump_lines(params_for_elo(1500))
+    finally:
+        eval_weights.install(saved)
+    assert material_for_elo(1500)[chess.KNIGHT] == (320, 300)
+
+
 def test_out_of_range_elo_is_an_error():
     with pytest.raises(ValueError, match="599"):
         params_for_elo(599)
@@ -274,4 +287,7 @@ def test_dump_matches_seed_then_lists_tempo_material(elo, expected):
         name = chess.piece_name(piece).capitalize()
         tail += [f"EvalMg{name}Material = {material[piece][0]}"]
         tail += [f"EvalEg{name}Material = {material[piece][1]}"]
+    params = params_for_elo(elo)
+    tail.append(f"Nodes = {params.nodes}, DepthCap = {params.depth_cap}, "
+                f"ThrottleNPS = {params.nps * 16_000 // 2_000_500}.")
     assert lines[len(expected) :] == tail
