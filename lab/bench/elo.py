@@ -36,9 +36,10 @@ from lab.records import EngineSpec
 from lab.runner import run_experiment
 from lab.store import open_store
 
-LEVELS = (800, 1400, 2000)
+LEVELS = (800, 1200, 1600)
 FULL = "full"
-ELO_MIN, ELO_MAX = 600, 2600
+#: The UCI_Elo range our engine declares (engine/strength/range.py); it refuses other values.
+ELO_MIN, ELO_MAX = 600, 1720
 _NPS = re.compile(r"NPS = (\d+), MoveError")
 
 
