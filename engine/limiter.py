@@ -7,7 +7,8 @@ applies them around each search, so that the UCI loop only forwards options and 
 context and result:
 
 * `UCI_Elo` outside the declared range (`engine.strength.range`) is refused with an
-  `info string error` naming the range; the previous value stays;
+  `info string error` naming the range; the previous value stays; the top of the range is the
+  engine's measured full strength, so `UCI_Elo` at the top plays unlimited;
 * evaluation: knowledge fractions and distorted material (§1.5, §1.6), a new `Evaluator` built
   when an option (or the evaluation's weights) changes, not per move;
 * search effort, `LimitMode nodes` (the default): the level's node budget per move and depth
@@ -41,6 +42,7 @@ from engine.options import OptionError, Options
 from engine.score import to_uci
 from engine.search.context import SearchContext, SearchResult
 from engine.strength import (
+    FULL_STRENGTH_ELO,
     SLEEP_SLICE_S,
     EloTable,
     EloTableError,
@@ -185,7 +187,10 @@ class StrengthLimiter:
 
     @property
     def limited(self) -> bool:
-        return bool(self.options["UCI_LimitStrength"])
+        """Whether searches are limited: `UCI_LimitStrength` on and `UCI_Elo` below the top of
+        the range, which is full strength by definition (`engine.strength.range`)."""
+        return (bool(self.options["UCI_LimitStrength"])
+                and self.options["UCI_Elo"] < FULL_STRENGTH_ELO)
 
     @staticmethod
     def handles(name: str) -> bool:

@@ -81,6 +81,14 @@ def test_uci_declares_the_range_with_the_default_inside(raw):
     assert (low, high) == (LADDER_MIN_ELO, FULL_STRENGTH_ELO) and low <= default <= high
 
 
+def test_the_top_of_the_range_searches_at_full_strength(raw):
+    converse(raw, [*LIMIT, f"setoption name UCI_Elo value {FULL_STRENGTH_ELO}",
+                   "position startpos"])
+    lines = search_lines(raw, ["go nodes 3000"])
+    assert not any("strength choice" in line for line in lines)
+    assert telemetry(lines)["nodes"] >= 3000  # the formulas' budget there is 551 nodes
+
+
 def test_king_and_knight_against_king_is_a_draw_at_600(raw):
     # Issue #18: +396 cp before, endgame-scale knowledge (0 at 600) undid the draw.
     said = converse(raw, [*LIMIT, "setoption name UCI_Elo value 600",

@@ -292,3 +292,14 @@ def test_simple_won_endings_are_played_at_full_strength(fen, won):
     moves = [move.uci() for move in board.legal_moves][:2]
     result = result_with([(moves[0], 500), (moves[1], 499)])
     assert (strength.choose(ctx, result) is result) is won
+
+
+def test_the_top_of_the_range_is_full_strength():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo=str(FULL_STRENGTH_ELO))
+    assert not strength.limited and strength.evaluator.material == MaterialValues()
+    ctx = context(GoParams(movetime=100))
+    before = ctx.stopper
+    strength.prepare(ctx, GoParams(movetime=100), 10)
+    assert ctx.stopper is before and ctx.multipv == 1
+    strength.set_option("UCI_Elo", str(FULL_STRENGTH_ELO - 1))
+    assert strength.limited
