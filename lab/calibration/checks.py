@@ -22,6 +22,7 @@ from lab.calibration.anchors import choose_anchors
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.criteria import (
     Measurement,
+    agree,
     replication_line,
     robustness_line,
     transitivity_line,
@@ -61,11 +62,19 @@ def level_measurements(cal: Calibration, games: pd.DataFrame,
     return out
 
 
-def replication(cal: Calibration, levels: list[int], folders: list[Path]
-                ) -> tuple[str, bool, str]:
-    """(R) from the two halves of the round's games."""
+def replication(cal: Calibration, levels: list[int], folders: list[Path],
+                extrapolated: list[str]) -> tuple[tuple[str, bool, str], list[bool]]:
+    """(R) from the two halves of the round's games: the verdict line over the levels not
+    `extrapolated` (criterion G: those are judged by nothing), and per level whether its two
+    measurements agree (a level that does not, does not count; an extrapolated one is True)."""
     first, second = (level_measurements(cal, half, levels) for half in split_halves(folders))
-    return replication_line(levels, first, second, cal.thresholds.agreement_se)
+    k = cal.thresholds.agreement_se
+    agreed = [bool(out) or agree(a, b, k)
+              for a, b, out in zip(first, second, extrapolated, strict=True)]
+    judged = [i for i, out in enumerate(extrapolated) if not out]
+    line = replication_line([levels[i] for i in judged], [first[i] for i in judged],
+                            [second[i] for i in judged], k)
+    return line, agreed
 
 
 def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]

@@ -173,13 +173,17 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
                         list(measured["bound_rating"]))
+        replicated, agreed = replication(cal, levels, folders,
+                                         [lv.extrapolated for lv in verdict.levels])
+        for level, same in zip(verdict.levels, agreed, strict=True):
+            level.passed = level.passed and same  # a level counts only when replicated
         measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
+        measured["replicated"] = agreed
         measured["passed"] = [lv.passed for lv in verdict.levels]
         folder = cal.out / f"round{number}"
         measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
         result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict)
-        verdict.lines += [replication(cal, levels, folders),
-                          transitivity(cal, result, folders)]
+        verdict.lines += [replicated, transitivity(cal, result, folders)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
             verdict.lines.append(robustness(cal, result, level_tables, stream))
         outcome.rounds.append(result)

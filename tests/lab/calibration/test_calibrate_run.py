@@ -160,7 +160,8 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     assert list(levels["games"]) == [12, 12]
     report = (folder / "report.md").read_text()
     for line in ("A per-level accuracy", "B bias", "B RMS error", "C slope",
-                 "D monotone, gaps", "overall"):
+                 "D monotone, gaps", "R replicated", "E transitivity", "F robustness",
+                 "overall"):
         assert line in report
     assert "tempo calibrate cal.toml" in report
     page = (folder / "report.html").read_text()
@@ -329,6 +330,7 @@ def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
 @needs_stockfish
 def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
     from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.measure import decided_games, split_halves
 
     text = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
         "[levels]", '[anchor_round_robin]\ngames = 4\npin = "sk3"\n\n[levels]')
@@ -346,6 +348,12 @@ def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
                                             for line in lines)
     with open_store(tmp_path / "out" / "anchors") as store:
         assert store.game_count() == 4
+    # criterion R's halves: odd and even schedule rounds, each with both colours of its opening
+    first, second = split_halves([tmp_path / "out" / "anchors"])
+    assert len(first) + len(second) == len(decided_games([tmp_path / "out" / "anchors"]))
+    for half in (first, second):
+        assert half.empty or set(half["white"]) == {"sk0", "sk3"}
+    assert set(first["pair_id"]).isdisjoint(second["pair_id"])
     assert rate_anchors(cal, stream=io.StringIO())[1] == table  # resumed: nothing replayed
     unrated = load_calibration(write(tmp_path, TINY, "plain.toml"))
     assert rate_anchors(unrated)[0] is unrated  # no round robin: ratings as declared
