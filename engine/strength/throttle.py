@@ -26,8 +26,10 @@ SLEEP_SLICE_S = 0.01
 #: MadChess 3.2 beta's NPS at its top level, 2600: trunc(200 x 10^4) + 500 (reference §0).
 MADCHESS_TOP_NPS = 2_000_500
 
-#: Our engine's full-strength speed here: CPython reaches about 15-20k nodes/s on one core of
-#: this machine class (`bench`; the smooth manager's own estimate is 20k), PyPy more.
+#: Our engine's full-strength speed here: CPython reaches about 15-20k nodes/s of CPU on one core
+#: of this machine class (`bench`: 18.2k CPU, 11.9k wall-clock nodes/s at load 4.7 on
+#: 2026-11-25; the smooth manager's starting estimate is 20k), PyPy more. Only the ratio between
+#: levels and full strength matters: the budgets are counted in nodes, not seconds.
 ENGINE_NPS = 16_000
 
 #: Seconds of an average move at the calibration's time control, 10+0.1: the smooth manager
