@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 import chess
 
 from engine.eval_terms.bits import LIGHT_SQUARES, flip, popcount
-from engine.eval_terms.scaling import SCALE_NONE, endgame_scale, piece_ratio
+from engine.eval_terms.scaling import (
+    SCALE_NONE,
+    endgame_scale,
+    piece_ratio,
+    scale_with_knowledge,
+)
 from engine.eval_terms.side import side_terms
 from engine.eval_terms.weights import HALF, PHASE_MAX, S
 from engine.score import EVAL_LIMIT
@@ -122,9 +127,9 @@ class Evaluator:
     Evaluations are remembered by piece placement (White's view: castling rights, en passant
     and the side to move do not enter the evaluation) in a table of at most ``cache_size``
     entries, emptied when full; 0 turns it off.
-    For "endgame_scaling" a fraction f applies the scale factor partially:
-    factor = 1 - f * (1 - raw_factor). Knowledge and material are fixed at construction:
-    build a new Evaluator to change them.
+    For "endgame_scaling" a fraction f applies the scale factor partially
+    (`scale_with_knowledge`), except that a drawn ending stays drawn. Knowledge and material
+    are fixed at construction: build a new Evaluator to change them.
     """
 
     def __init__(
@@ -206,7 +211,7 @@ class Evaluator:
         if total:
             raw = self.scale(counts_w, counts_b, wb, bb, total > 0)
             if raw != SCALE_NONE:
-                factor = 1.0 - fractions[9] * (1.0 - raw / SCALE_NONE)
+                factor = scale_with_knowledge(raw, fractions[9])
                 values[9] = int(total * factor) - total
         return values
 

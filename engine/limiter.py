@@ -6,20 +6,24 @@ docs/reference/elo_limit.md §0) and
 applies them around each search, so that the UCI loop only forwards options and hands over its
 context and result:
 
+* `UCI_Elo` outside the declared range (`engine.strength.range`) is refused with an
+  `info string error` naming the range; the previous value stays; the top of the range is the
+  engine's measured full strength, so `UCI_Elo` at the top plays unlimited;
 * evaluation: knowledge fractions and distorted material (§1.5, §1.6), a new `Evaluator` built
-  when an option changes, not per move;
-* search speed, `LimitMode nps` (the default): MadChess's stall (§1.3): from the second iteration
-  on, every periodic check waits until nodes / elapsed is back within the NPS limit, sleeping in
-  `SLEEP_SLICE_S` slices so `stop` ends the wait at once (MadChess issue #67), and giving up at
-  the move's planned time, after which the search stops ("throttle"), as MadChess stops when
-  its soft limit passes while stalling;
-* search speed, `LimitMode nodes`: a node budget of NPS x the planned move time (§1.3, §6),
-  deterministic and free of waiting, that like the throttle spares the first iteration; with
-  no planned time (`go depth`, `go nodes`, `go infinite`) it falls back to the throttle;
+  when an option (or the evaluation's weights) changes, not per move;
+* search effort, `LimitMode nodes` (the default): the level's node budget per move and depth
+  cap (`throttle.level_nodes`, `throttle.depth_cap`), whatever the `go` command, the machine or
+  the clock; the time manager and `go`'s own limits still stop the search earlier ("the clock
+  only caps"); the first iteration is never cut, so every root move has a score (§1.3, §6);
+* search speed, `LimitMode nps`: MadChess's stall (§1.3) at the rescaled NPS: from the second
+  iteration on, every periodic check waits until nodes / elapsed is back within the limit,
+  sleeping in `SLEEP_SLICE_S` slices so `stop` ends the wait at once (MadChess issue #67), and
+  giving up at the move's planned time, after which the search stops ("throttle"); it depends
+  on the machine's speed, so it is kept for comparison with MadChess, not for calibration;
 * move choice: every root move scored exactly (MultiPV = all legal moves), then `choose_move`
-  with one random stream per game, seeded from `Seed` (§1.4); a king and a queen or rook
-  against a lone king is played at full strength (MadChess's winning-side guard, §1.4 step 3,
-  which its evaluation triggers by scoring these endings as `SimpleEndgame`; ours does not).
+  with one random stream per game (`GameStream`, §1.4); a king and a queen or rook against a
+  lone king is played at full strength (MadChess's winning-side guard, §1.4 step 3, which its
+  evaluation triggers by scoring these endings as `SimpleEndgame`; ours does not).
 """
 
 from __future__ import annotations
@@ -31,27 +35,30 @@ import time
 from collections.abc import Callable
 
 import chess
+import chess.polyglot
 
 from engine.evaluate import Evaluator, MaterialValues
 from engine.options import OptionError, Options
 from engine.score import to_uci
 from engine.search.context import SearchContext, SearchResult
 from engine.strength import (
+    FULL_STRENGTH_ELO,
     SLEEP_SLICE_S,
     EloTable,
     EloTableError,
     StrengthParams,
     check_interval,
     choose_move,
-    clamp_elo,
     dump_lines,
-    node_budget,
     params_for_elo,
+    refusal,
+    rescaled_nps,
     throttle_delay,
 )
 from timecontrol.go import GoParams
 from timecontrol.stopper import (
     ChainedStopper,
+    DepthStopper,
     SearchStats,
     Stopper,
     StopperHints,
@@ -122,8 +129,8 @@ class NpsThrottle:
 
 @dataclasses.dataclass
 class NodeBudgetStopper(Stopper):
-    """`LimitMode nodes`: stop at `limit` nodes, but never before the first iteration is done,
-    so that every root move has a score, as the throttle spares it (§1.3)."""
+    """`LimitMode nodes`: stop at the level's `limit` nodes, but never before the first iteration
+    is done, so that every root move has a score, as the throttle spares it (§1.3)."""
 
     limit: int
 
@@ -144,6 +151,28 @@ class ThrottleStopper(Stopper):
         return "throttle" if self.throttle.expired else None
 
 
+class GameStream:
+    """The random stream of one game: `Seed` mixed with the Zobrist key of the game's first
+    searched position (python-chess's polyglot hash).
+
+    A game is identified by the `Seed` and the position of its first `go` after `ucinewgame`, a
+    new `Seed`, or a `position` that does not continue the previous one: two games from different
+    openings (or with the engine on the other side of one opening) draw different streams, in one
+    process or in two with the same `Seed`, while a rerun of a game, which starts from the same
+    position with the same `Seed`, replays its stream and, with node budgets, its moves.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.rng: random.Random | None = None
+
+    def for_position(self, board: chess.Board) -> random.Random:
+        """The game's stream, started from `board` if this is the game's first search."""
+        if self.rng is None:
+            self.rng = random.Random((self.seed << 64) | chess.polyglot.zobrist_hash(board))
+        return self.rng
+
+
 class StrengthLimiter:
     """Options -> strength parameters, evaluator and random stream; applied to each search."""
 
@@ -152,13 +181,16 @@ class StrengthLimiter:
         self.table: EloTable | None = None
         self.params: StrengthParams = self._compute_params()
         self.evaluator = Evaluator()
-        self.rng = random.Random(options["Seed"])
+        self.stream = GameStream(options["Seed"])
 
     # -- options --------------------------------------------------------------------------------
 
     @property
     def limited(self) -> bool:
-        return bool(self.options["UCI_LimitStrength"])
+        """Whether searches are limited: `UCI_LimitStrength` on and `UCI_Elo` below the top of
+        the range, which is full strength by definition (`engine.strength.range`)."""
+        return (bool(self.options["UCI_LimitStrength"])
+                and self.options["UCI_Elo"] < FULL_STRENGTH_ELO)
 
     @staticmethod
     def handles(name: str) -> bool:
@@ -168,42 +200,48 @@ class StrengthLimiter:
     def set_option(self, name: str, value: str, debug: bool = False) -> list[str]:
         """Apply one `setoption` of a limiter option; the `info string` lines to send.
 
-        An out-of-range `UCI_Elo` is clamped with a warning; a table that does not load is
-        reported (naming file and line) and the previous table is kept. Other bad values raise
-        OptionError. With `debug` on and the limit on, the parameter dump follows.
+        An out-of-range `UCI_Elo` is refused (an error line naming the range) and the previous
+        value kept; a table that does not load is reported (naming file and line) and the
+        previous table is kept. Other bad values raise OptionError. With `debug` on and the
+        limit on, the parameter dump follows.
         """
-        lines = []
+        lines: list[str] = []
         if name.strip().lower() == "uci_elo":
             name = "UCI_Elo"
             try:
-                requested = int(value.strip())
+                parsed = int(value.strip())
             except ValueError:
                 raise OptionError(f"option UCI_Elo: {value.strip()!r} is not an integer") from None
-            parsed, warning = clamp_elo(requested)
-            if warning:
-                lines.append(f"info string warning: {warning}")
+            problem = refusal(parsed)
+            if problem:
+                return [f"info string error: {problem}; UCI_Elo stays {self.options[name]}"]
         else:
             name, parsed = self.options.parse(name, value)
         if name == "EloTable":
             try:
                 self.table = EloTable.load(parsed) if parsed else None
             except EloTableError as error:
-                return [*lines, f"info string error: {error}"]
+                return [f"info string error: {error}"]
         self.options.set(name, parsed)
         if name == "Seed":
             self.new_game()
             return lines
         if name == "LimitMode":
             return lines
-        self.params = self._compute_params()
-        self.evaluator = self.build_evaluator()
+        self.refresh()
         if debug and self.limited and name in DUMPED_OPTIONS:
             lines.extend(f"info string {line}" for line in dump_lines(self.params))
         return lines
 
     def new_game(self) -> None:
-        """A new game (or a new `Seed`): restart the random stream from the seed."""
-        self.rng = random.Random(self.options["Seed"])
+        """A new game (or a new `Seed`): the next search starts a new stream (`GameStream`)."""
+        self.stream = GameStream(self.options["Seed"])
+
+    def refresh(self) -> None:
+        """Recompute the parameters and the evaluator (after an option or the weights change:
+        the levels' material is the evaluation's own, distorted)."""
+        self.params = self._compute_params()
+        self.evaluator = self.build_evaluator()
 
     def _compute_params(self) -> StrengthParams:
         elo = self.options["UCI_Elo"]
@@ -225,16 +263,19 @@ class StrengthLimiter:
         return user_multipv
 
     def prepare(self, ctx: SearchContext, go: GoParams, overhead_ms: int) -> None:
-        """Fit a search's context to the limit: MultiPV, and the throttle or the node budget."""
-        if not self.limited:
+        """Fit a search's context to the limit: MultiPV, the game's random stream, and the node
+        budget and depth cap or the throttle; none of them in a simple won ending, which is
+        played at full strength (its guard, §1.4 step 3, needs the search to find the mate)."""
+        if not self.limited or simple_won_ending(ctx.board):
             return
         ctx.multipv = self.multipv(ctx.multipv, ctx.board)
-        planned = planned_move_ms(ctx.stopper.telemetry(), go, overhead_ms)
-        nps = self.params.nps
-        if self.options["LimitMode"] == "nodes" and planned is not None:
-            budget = NodeBudgetStopper(node_budget(nps, planned / 1000))
-            ctx.stopper = ChainedStopper([ctx.stopper, budget])
+        self.stream.for_position(ctx.board)
+        if self.options["LimitMode"] == "nodes":
+            level = [NodeBudgetStopper(self.params.nodes), DepthStopper(self.params.depth_cap)]
+            ctx.stopper = ChainedStopper([ctx.stopper, *level])
             return
+        planned = planned_move_ms(ctx.stopper.telemetry(), go, overhead_ms)
+        nps = rescaled_nps(self.params.nps)
         throttle = NpsThrottle(nps, ctx.stop_event, ctx.start_time, planned)
         ctx.throttle = throttle
         ctx.check_nodes = check_interval(nps)
@@ -248,7 +289,7 @@ class StrengthLimiter:
         if simple_won_ending(ctx.board):
             return result
         scores = [(line.move, line.score) for line in result.lines]
-        choice = choose_move(scores, self.params, self.rng)
+        choice = choose_move(scores, self.params, self.stream.for_position(ctx.board))
         line = next(line for line in result.lines if line.move == choice.move)
         best = max(score for _, score in scores)
         ctx.send(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.strength.range import FULL_STRENGTH_ELO, LADDER_MIN_ELO, UCI_ELO_DEFAULT
+
 DEFAULT_TIME_MANAGER = "smooth"
 
 
@@ -81,8 +83,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("TimeManager", "string", DEFAULT_TIME_MANAGER),
     Option("Contempt", "spin", 0, -1000, 1000),
     Option("UCI_LimitStrength", "check", False),
-    Option("UCI_Elo", "spin", 1500, 600, 2600),
-    Option("LimitMode", "combo", "nps", choices=("nps", "nodes")),
+    Option("UCI_Elo", "spin", UCI_ELO_DEFAULT, LADDER_MIN_ELO, FULL_STRENGTH_ELO),
+    # Node budgets make a level the same on every machine; the wall-clock throttle is MadChess's.
+    Option("LimitMode", "combo", "nodes", choices=("nodes", "nps")),
     Option("EloTable", "string", ""),
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Telemetry", "check", True),

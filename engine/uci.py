@@ -298,6 +298,7 @@ class UciEngine:
         if not continues:
             self.manager.new_game()
             self.previous_search = PreviousSearch()
+            self.limiter.new_game()
         self.start_fen, self.moves, self.board = fen, moves, position.board
         if position.error is not None:
             self.error(position.error)
@@ -351,7 +352,7 @@ class UciEngine:
         except eval_weights.WeightsError as error:
             raise UciError(f"setoption EvalFile: {error}") from None
         eval_weights.install(values)
-        self.limiter.evaluator = self.limiter.build_evaluator()
+        self.limiter.refresh()
         self.evaluator = self.limiter.evaluator
         self.tt.clear()
 

@@ -37,6 +37,19 @@ def endgame_scale(
     return SCALE_NONE
 
 
+def scale_with_knowledge(raw: int, fraction: float) -> float:
+    """The share of the advantage kept when only `fraction` of the endgame-scaling knowledge is
+    used: 1 - fraction x (1 - raw / SCALE_NONE), moving from no scaling toward the real scale.
+
+    A drawn ending (SCALE_DRAW: no mating material) stays a draw at any fraction: MadChess's 3.2
+    beta interpolates the scale only when it is non-zero (docs/reference/elo_limit.md §1.5), so a
+    weak level does not score king and knight against king as a win (issue #18: +396 cp at 600).
+    """
+    if raw == SCALE_DRAW:
+        return 0.0
+    return 1.0 - fraction * (1.0 - raw / SCALE_NONE)
+
+
 def piece_ratio(ours: int, theirs: int, start_total: int) -> float:
     """Greenblatt's piece-ratio change term in a static form, from our point of view.
 

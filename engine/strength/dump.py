@@ -6,7 +6,8 @@ the seed's dump line for line: the limit, the four search parameters, MadChess-s
 and endgame material (docs/reference/elo_limit.md §1.6) and the nine knowledge integers per 128
 (§1.5), so that our limit can be checked against the seed by eye. The `EvalMg*Material` and
 `EvalEg*Material` lines that follow are the Tempo-scale values our evaluation actually uses (see
-`params` for the mapping).
+`params` for the mapping), then the search effort on our engine's scale (`throttle`): the
+node budget per move, the depth cap and the NPS the throttle of `LimitMode nps` holds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import chess
 
 from engine.strength.params import StrengthParams, madchess_material
+from engine.strength.throttle import rescaled_nps
 
 #: The seed's knowledge line names, in its order, for our term keys.
 KNOWLEDGE_DUMP_NAMES = (
@@ -50,4 +52,6 @@ def dump_lines(params: StrengthParams) -> list[str]:
         name = _piece_name(piece)
         lines.append(f"EvalMg{name}Material = {mg}")
         lines.append(f"EvalEg{name}Material = {eg}")
+    lines.append(f"Nodes = {params.nodes}, DepthCap = {params.depth_cap}, "
+                 f"ThrottleNPS = {rescaled_nps(params.nps)}.")
     return lines

@@ -7,8 +7,9 @@ docs/reference/elo_limit.md §0 (speed and errors), §1.5 (knowledge) and §1.6 
 truncates rather than rounds (§1.2, "Pitfalls"), and so do we.
 
 Material scale. MadChess's (middlegame, endgame) defaults (pawn 100/127, knight 300/519, bishop
-330/545, rook 500/858, queen 975/1671) are not ours: `BASE_MATERIAL` is Tempo's evaluation's own
-(engine/evaluate.py, PIECE_VALUES and ENDGAME_PIECE_VALUES): pawn 100/125, knight 320/300, bishop
+330/545, rook 500/858, queen 975/1671) are not ours: `base_material()` is Tempo's evaluation's
+own as it stands when called (engine/evaluate.py, PIECE_VALUES and ENDGAME_PIECE_VALUES, which a
+weights file may change), built in: pawn 100/125, knight 320/300, bishop
 330/330, rook 500/540, queen 900/950 centipawns. The seed's distortions below 1000 Elo are defined
 relative to each piece's own default (pawns from 0 to full value over 600..799, rook from 0.67x and
 queen from 1.33x to full value over 600..999, the dearer minor piece from the cheaper one's value
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 import chess
 
 from engine.evaluate import ENDGAME_PIECE_VALUES, PIECE_VALUES, TERMS
+from engine.strength.throttle import depth_cap, level_nodes
 
 ELO_MIN = 600
 ELO_MAX = 2600
@@ -56,9 +58,12 @@ KNOWLEDGE_MAX_ELO = {
 #: Terms kept at full knowledge at every Elo (not in the reference's schedule).
 FIXED_TERMS = ("material", "piece_ratio", "center_control")
 
-#: Tempo's (middlegame, endgame) material in centipawns: the evaluation's own values.
-BASE_MATERIAL = {piece: (PIECE_VALUES[piece], ENDGAME_PIECE_VALUES[piece])
-                 for piece in PIECE_VALUES}
+
+def base_material() -> dict[int, tuple[int, int]]:
+    """Tempo's (middlegame, endgame) material in centipawns: the values the evaluation uses now
+    (read at each call, so levels follow a weights file's material as the evaluator does)."""
+    return {piece: (PIECE_VALUES[piece], ENDGAME_PIECE_VALUES[piece]) for piece in PIECE_VALUES}
+
 
 #: MadChess 3.2 beta's (middlegame, endgame) defaults (reference §1.6), for the seed's dump only.
 MADCHESS_MATERIAL = {
@@ -78,18 +83,9 @@ def percent_of_128(per128: int) -> int:
     return (200 * per128 + 128) // 256
 
 
-def clamp_elo(elo: int) -> tuple[int, str | None]:
-    """Clamp a requested UCI_Elo into 600..2600; the second item is a warning, or None."""
-    if elo < ELO_MIN:
-        return ELO_MIN, f"UCI_Elo {elo} is below the minimum {ELO_MIN}; using {ELO_MIN}"
-    if elo > ELO_MAX:
-        return ELO_MAX, f"UCI_Elo {elo} is above the maximum {ELO_MAX}; using {ELO_MAX}"
-    return elo, None
-
-
 def _check_elo(elo: int) -> None:
     if not ELO_MIN <= elo <= ELO_MAX:
-        raise ValueError(f"Elo {elo} outside {ELO_MIN}..{ELO_MAX} (clamp it with clamp_elo)")
+        raise ValueError(f"Elo {elo} outside {ELO_MIN}..{ELO_MAX} (the formulas' range)")
 
 
 def nps_for_elo(elo: int) -> int:
@@ -194,7 +190,7 @@ def _distort_all(base: dict[int, tuple[int, int]], elo: int) -> dict[int, tuple[
 
 def material_for_elo(elo: int) -> dict[int, tuple[int, int]]:
     """Tempo-scale (middlegame, endgame) piece values at this Elo, keyed by piece type."""
-    return _distort_all(BASE_MATERIAL, elo)
+    return _distort_all(base_material(), elo)
 
 
 def madchess_material(elo: int) -> dict[int, tuple[int, int]]:
@@ -217,8 +213,10 @@ class StrengthParams:
     """Everything that limits playing strength at one Elo (MadChess "The UCI_LimitStrength
     Algorithm", reference §0, §1.5, §1.6).
 
-    `nps` is the search-speed limit, `move_error` and `blunder_error` the error budgets in
-    centipawns, `blunder_per128` the chance out of 128 that a move's budget is the blunder error.
+    `nps` is MadChess's search-speed limit (the seed's scale; `nodes` is the node budget per move
+    and `depth_cap` the deepest iteration on our engine's scale, `throttle`), `move_error` and
+    `blunder_error` the error budgets in centipawns, `blunder_per128` the chance out of 128 that
+    a move's budget is the blunder error.
     `knowledge` maps every name in `TERMS` to the fraction of that evaluation term the engine
     keeps, `knowledge_per128` to the same as the seed's integer per 128 (apply it as
     `value * per128 // 128`). For "endgame_scaling" the 3.2 beta moves the endgame scale factor
@@ -248,8 +246,18 @@ class StrengthParams:
             raise ValueError(f"blunder_per128 must be in 0..128, got {self.blunder_per128}")
         _check_knowledge("knowledge", self.knowledge, 0.0, 1.0)
         _check_knowledge("knowledge_per128", self.knowledge_per128, 0, 128)
-        if set(self.material) != set(BASE_MATERIAL):
+        if set(self.material) != set(MADCHESS_MATERIAL):
             raise ValueError(f"material must hold pawn..queen, got keys {sorted(self.material)}")
+
+    @property
+    def nodes(self) -> int:
+        """The node budget per move on our engine's scale (`throttle.level_nodes`)."""
+        return level_nodes(self.nps)
+
+    @property
+    def depth_cap(self) -> int:
+        """The deepest iteration this level completes (`throttle.depth_cap`)."""
+        return depth_cap(self.elo, ELO_MIN)
 
     @property
     def material_mg(self) -> dict[int, int]:

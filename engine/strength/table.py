@@ -12,7 +12,9 @@ CSV format (lab writes it itself, as lab may not import engine):
   time control, date).
 * The first other line is the header. Required columns, in any order, exactly these names:
   `Elo`, `NPS`, `MoveError`, `BlunderError`, `BlunderPer128`. Every value is a decimal integer:
-  Elo in 600..2600 and strictly increasing from row to row; NPS >= 1 (nodes per second);
+  Elo in 600..2600 and strictly increasing from row to row; NPS >= 1 (nodes per second on
+  MadChess's scale, as the formulas give it; the engine turns it into its node budget per move
+  and throttle speed with `throttle.rescaled_nps`);
   MoveError and BlunderError >= 0 (centipawns); BlunderPer128 in 0..128 (chance of a blunder
   per move, out of 128).
 * Optional knowledge columns, named exactly after the scaled evaluation terms: `passed_pawns`,

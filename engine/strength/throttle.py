@@ -8,6 +8,11 @@ slices of at most `SLEEP_SLICE_S` so the caller can honour `stop` while it waits
 reference recommends for a Python lab (§1.3, §6) is a node budget of NPS x the move's planned
 time: deterministic, hardware-independent, no waiting at all.
 
+Both run on our engine's scale: MadChess's NPS curve assumes an engine of millions of nodes per
+second, ours reaches about 15-20 thousand, so `rescaled_nps` maps the curve onto our speed
+before either limit uses it, and `level_nodes` turns it into a node budget per move that does
+not depend on the machine or the clock (issue #18).
+
 No clocks are read here: the caller passes nodes and elapsed seconds and does the sleeping.
 """
 
@@ -17,6 +22,23 @@ import math
 
 #: Longest single sleep, seconds: short enough to answer `stop` promptly.
 SLEEP_SLICE_S = 0.01
+
+#: MadChess 3.2 beta's NPS at its top level, 2600: trunc(200 x 10^4) + 500 (reference §0).
+MADCHESS_TOP_NPS = 2_000_500
+
+#: Our engine's full-strength speed here: CPython reaches about 15-20k nodes/s of CPU on one core
+#: of this machine class (`bench`: 18.2k CPU, 11.9k wall-clock nodes/s at load 4.7 on
+#: 2026-11-25; the smooth manager's starting estimate is 20k), PyPy more. Only the ratio between
+#: levels and full strength matters: the budgets are counted in nodes, not seconds.
+ENGINE_NPS = 16_000
+
+#: Seconds of an average move at the calibration's time control, 10+0.1: the smooth manager
+#: plans 350-360 ms for an opening move with 10 s and 0.1 s increment (its `budget_ms`).
+REFERENCE_MOVE_S = 0.35
+
+#: Stockfish's skill levels search to depth 1 + level, level 0..20 (Stockfish 15.1,
+#: src/search.cpp, `Skill::time_to_pick`; reference §0): one more ply per this many Elo.
+ELO_PER_DEPTH = 100
 
 
 def throttle_delay(nodes: int, elapsed_s: float, nps: int) -> float:
@@ -43,14 +65,39 @@ def check_interval(nps: int) -> int:
     return max(1, int(nps * SLEEP_SLICE_S))
 
 
-def node_budget(nps: int, budget_s: float) -> int:
-    """`LimitMode nodes`: nodes allowed for this move, trunc(NPS x planned time), at least 1.
+def rescaled_nps(nps: int) -> int:
+    """MadChess's NPS limit on our engine's scale: nps x ENGINE_NPS / MADCHESS_TOP_NPS, at least 1.
 
-    `budget_s` is the time the time manager plans for the move (its soft budget), or the
-    `movetime`; the reference's "NPS(E) x allotted_time" (§1.3, §6).
+    MadChess's curve gives its top level (2600) about 2 million nodes/s, the speed its own full
+    strength reaches; the curve's shape is the ratio of each level's search effort to full
+    strength's, which is what sets its strength. Scaling it by one factor keeps those ratios
+    and gives the top level our full speed, so levels keep their effort relative to full
+    strength instead of hitting our ceiling at about 1100 Elo (issue #18: with the unscaled
+    curve the limit stopped binding at 1050-1160 and every level above differed only in
+    move error).
     """
     if nps < 1:
         raise ValueError(f"NPS limit must be at least 1, got {nps}")
-    if not math.isfinite(budget_s) or budget_s < 0:
-        raise ValueError(f"time budget must be finite seconds >= 0, got {budget_s}")
-    return max(1, math.trunc(nps * budget_s))
+    return max(1, nps * ENGINE_NPS // MADCHESS_TOP_NPS)
+
+
+def level_nodes(nps: int) -> int:
+    """The node budget per move of a level with MadChess NPS `nps`: its rescaled NPS over the
+    calibration's average move time (`REFERENCE_MOVE_S`), at least 1.
+
+    A fixed budget makes the level the same on any machine and at any time control: the clock
+    only caps it (the time manager still stops a search that runs out of time). MadChess's
+    budget is NPS x the move's time (§1.3); fixing the time at the calibration's keeps the
+    level's strength where it was measured.
+    """
+    return max(1, math.trunc(rescaled_nps(nps) * REFERENCE_MOVE_S))
+
+
+def depth_cap(elo: int, elo_min: int) -> int:
+    """Deepest iteration a level completes: 1 + (elo - elo_min) // ELO_PER_DEPTH.
+
+    After Stockfish's skill levels, which pick their move at depth 1 + level (§0). It binds
+    where the node budget cannot: in sparse endgames and transposition-rich positions an
+    iteration costs few nodes, and a small budget would still reach full-strength depths.
+    """
+    return 1 + max(0, elo - elo_min) // ELO_PER_DEPTH

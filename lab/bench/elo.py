@@ -36,9 +36,12 @@ from lab.records import EngineSpec
 from lab.runner import run_experiment
 from lab.store import open_store
 
-LEVELS = (800, 1400, 2000)
+LEVELS = (800, 1200, 1600)
 FULL = "full"
-ELO_MIN, ELO_MAX = 600, 2600
+#: The UCI_Elo range our engine declares (engine/strength/range.py); it refuses other values.
+ELO_MIN, ELO_MAX = 600, 1720
+#: The highest limited level: the range's top is full strength, which dumps no parameters.
+LIMITED_MAX = ELO_MAX - 1
 _NPS = re.compile(r"NPS = (\d+), MoveError")
 
 
@@ -171,10 +174,11 @@ class LimitProbe:
 
 def saturation_elo(nps: float, limit_of: Callable[[int], int]) -> int | None:
     """The lowest Elo whose NPS limit is at least `nps` (the limit no longer binds from there
-    on), by bisection: the limit grows with the Elo. None when even the top level binds."""
-    if limit_of(ELO_MAX) < nps:
+    on), by bisection: the limit grows with the Elo. None when even the top limited level
+    binds."""
+    if limit_of(LIMITED_MAX) < nps:
         return None
-    low, high = ELO_MIN, ELO_MAX
+    low, high = ELO_MIN, LIMITED_MAX
     if limit_of(low) >= nps:
         return low
     while high - low > 1:

@@ -32,6 +32,16 @@
     # builtin = "tempo", options = { UCI_LimitStrength = true, UCI_Elo = 1200,
     #                                EloTable = "calibrated.csv" }, rating = 1200
 
+    [anchor_round_robin]               # rate the anchors among themselves first (issue #18)
+    games = 40                         # games per anchor pair (even; 0: trust the ratings given)
+    pin = "sf-elo1350"                 # the anchor whose rating is kept: the scale's one point
+
+    [robustness]                       # the last round's levels measured again (criterion F)
+    levels = [1000, 1400]              # some of the levels
+    tcs = ["5+0.05", "20+0.2"]         # half and double the time control
+    seeds = [1]                        # our engine's Seed (another random stream per game)
+    games = 40                         # games per level and variant (even)
+
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
     [criteria]                         # lab.calibration.criteria.Thresholds fields
@@ -58,8 +68,10 @@ from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, load_bo
 from lab.experiment_file import parse_experiment
 from lab.toml_table import TomlTable, read_toml
 
-#: Elo range of our engine's UCI_Elo and of its table rows (engine/strength/params.py).
-TEMPO_ELO_RANGE = (600, 2600)
+#: The UCI_Elo range our engine declares (engine/strength/range.py: LADDER_MIN_ELO and
+#: FULL_STRENGTH_ELO; lab does not import engine, a test keeps the two equal): its levels and
+#: the corrected table's rows must lie in it, since the engine refuses any other UCI_Elo.
+TEMPO_ELO_RANGE = (600, 1720)
 
 
 class CalibrationError(ValueError):
@@ -99,6 +111,12 @@ class Calibration:
     level_option: str = "UCI_Elo"
     limit_option: str = "UCI_LimitStrength"
     table: Path | None = None
+    anchor_games: int = 0
+    anchor_pin: str = ""
+    robust_levels: list[int] = field(default_factory=list)
+    robust_tcs: list[str] = field(default_factory=list)
+    robust_seeds: list[int] = field(default_factory=list)
+    robust_games: int = 0
     out: Path = Path("results")
     source: str = "<calibration>"
     base: Path = Path(".")
@@ -129,18 +147,29 @@ class Calibration:
             options[self.level_option] = int(round(level if value is None else value))
         return options
 
+    def with_ratings(self, ratings: dict[str, float]) -> Calibration:
+        """This calibration with the anchors' ratings replaced (those named in `ratings`)."""
+        anchors = [dataclasses.replace(a, rating=ratings.get(a.name, a.rating))
+                   for a in self.anchors]
+        return dataclasses.replace(self, anchors=anchors)
+
     def experiment(self, stage: str, players: list[tuple[str, dict[str, Any]]],
-                   challengers: list[str], games: int, out: Path, seed: int) -> Experiment:
-        """One stage as an experiment: `players` are (name, [[engines]] table) pairs."""
+                   challengers: list[str], games: int, out: Path, seed: int,
+                   tc: str | None = None) -> Experiment:
+        """One stage as an experiment: `players` are (name, [[engines]] table) pairs; with no
+        `challengers`, a round robin of `games` games per pair; `tc` replaces the file's."""
         openings = dict(self.openings)
         openings.update(order="random", seed=int(openings.get("seed", 0)) + seed, paired=True)
+        schedule: dict[str, Any] = (
+            {"type": "gauntlet", "challengers": challengers, "games": games} if challengers
+            else {"type": "round-robin", "rounds": games // 2})
         data = {
             "name": f"{self.name}-{stage}",
-            "tc": self.tc,
+            "tc": tc or self.tc,
             "concurrency": self.concurrency,
             "margin_ms": self.margin_ms,
             "out": str(out),
-            "schedule": {"type": "gauntlet", "challengers": challengers, "games": games},
+            "schedule": schedule,
             "openings": openings,
             "adjudication": dict(self.adjudication),
             "engines": [dict(copy.deepcopy(table), name=name) for name, table in players],
@@ -262,6 +291,9 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
             raise _error(source, "[levels]", f"our engine's levels and targets must lie in "
                          f"{low}..{high}")
 
+    _anchor_round_robin(cal, top.table("anchor_round_robin"))
+    _robustness(cal, top.table("robustness"))
+
     raw = top.get("anchors", list, [])
     if not raw:
         raise top.error("no anchors: add [[anchors]] tables with a 'rating'")
@@ -279,12 +311,53 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     names = [a.name for a in cal.anchors]
     if len(set(names)) != len(names):
         raise _error(source, "[[anchors]]", "anchor names must be unique")
+    if cal.anchor_games and not cal.anchor_pin:
+        cal.anchor_pin = names[0]
+    if cal.anchor_games and cal.anchor_pin not in names:
+        raise _error(source, "[anchor_round_robin]", f"pin {cal.anchor_pin!r} is not an anchor "
+                     f"(anchors: {', '.join(names)})")
     top.done()
     # Check every engine table, the time control, openings and adjudication now, not mid-run.
     players = [(cal.level_name(levels[0]), dict(cal.engine, options=cal.level_options(
         levels[0], table=cal.table)))] + [(a.name, a.table) for a in cal.anchors]
     cal.experiment("check", players, [players[0][0]], 2, cal.out / "check", 0)
     return cal
+
+
+def _anchor_round_robin(cal: Calibration, table: TomlTable) -> None:
+    """`[anchor_round_robin]`: games per anchor pair and the pinned anchor."""
+    cal.anchor_games = table.get("games", int, 0)
+    cal.anchor_pin = table.get("pin", str, "")
+    table.done()
+    if cal.anchor_games < 0 or cal.anchor_games % 2:
+        raise table.error(f"'games' must be even and >= 0 (games are paired), got "
+                          f"{cal.anchor_games}")
+
+
+def _robustness(cal: Calibration, table: TomlTable) -> None:
+    """`[robustness]`: which levels are measured again under which variants, how many games."""
+    cal.robust_levels = table.get("levels", list, [])
+    cal.robust_tcs = table.get("tcs", list, [])
+    cal.robust_seeds = table.get("seeds", list, [])
+    cal.robust_games = table.get("games", int, 0)
+    table.done()
+    if not (cal.robust_levels or cal.robust_tcs or cal.robust_seeds or cal.robust_games):
+        return
+    unknown = [lv for lv in cal.robust_levels if lv not in cal.levels]
+    if not cal.robust_levels or unknown:
+        raise table.error(f"'levels' must name some of [levels]' values, got "
+                          f"{cal.robust_levels!r}")
+    if not all(isinstance(tc, str) for tc in cal.robust_tcs):
+        raise table.error(f"'tcs' must be time-control strings, got {cal.robust_tcs!r}")
+    if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0
+               for seed in cal.robust_seeds):
+        raise table.error(f"'seeds' must be integers >= 0, got {cal.robust_seeds!r}")
+    if cal.robust_seeds and not cal.uses_table:
+        raise table.error("'seeds' sets our engine's Seed option: our engine only")
+    if not (cal.robust_tcs or cal.robust_seeds):
+        raise table.error("give 'tcs' or 'seeds' (the variants to measure)")
+    if cal.robust_games <= 0 or cal.robust_games % 2:
+        raise table.error(f"'games' must be positive and even, got {cal.robust_games}")
 
 
 def load_calibration(path: str | Path, out: str | None = None) -> Calibration:

@@ -4,8 +4,11 @@
 |mean signed error| ≤ 25, RMS error ≤ 40, largest error ≤ 75; (C) slope of measured on nominal
 (least squares) within 0.90–1.10; (D) measured strictly increasing, and every adjacent measured gap
 within 50–150 % of the nominal gap. (G) levels measured outside the anchors' range ± 200 are
-extrapolations: they are listed but left out of (A)–(D). (E) transitivity and (F) robustness
-need extra runs and are not judged here.
+extrapolations: they are listed but left out of (A)–(D). Issue #18 adds: (R) a level counts only
+when two independent measurements of it agree within 2 standard errors (`replication_line`);
+(E) transitivity, adjacent levels' head-to-head score against what their anchor ratings predict
+(`transitivity_line`); (F) robustness, a level measured again at half and double the time
+control and with another `Seed` agrees with its measurement (`robustness_line`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class Thresholds:
     gap_low: float = 0.50
     gap_high: float = 1.50
     anchor_margin: float = 200.0
+    agreement_se: float = 2.0
 
 
 @dataclass
@@ -143,3 +147,80 @@ def head_to_head(gap: float, score: float, games: int, min_games: int = 400,
     if games < min_games:
         return predicted, f"too few games ({games} < {min_games})"
     return predicted, "pass" if abs(score - predicted) <= tolerance else "FAIL"
+
+
+#: Standard errors in a 95 % half-width (normal approximation): half-width / 1.96 = SE.
+Z95 = 1.959964
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measurement of a rating: Elo and its 95 % half-width."""
+
+    elo: float
+    halfwidth: float
+
+    @property
+    def se(self) -> float:
+        return self.halfwidth / Z95
+
+
+def agree(a: Measurement, b: Measurement, k: float = 2.0) -> bool:
+    """Whether two independent measurements agree: |a − b| <= k x SE of the difference,
+    SE = sqrt(SE_a² + SE_b²) (both finite; a missing one never agrees)."""
+    values = (a.elo, a.halfwidth, b.elo, b.halfwidth)
+    if not all(math.isfinite(v) for v in values):
+        return False
+    return abs(a.elo - b.elo) <= k * math.hypot(a.se, b.se)
+
+
+def replication_line(nominal: Sequence[float], first: Sequence[Measurement],
+                     second: Sequence[Measurement], k: float = 2.0) -> tuple[str, bool, str]:
+    """(R): every level's two independent measurements (for example the two halves of its game
+    pairs, fitted apart) agree within `k` standard errors; a level that does not, does not count."""
+    failing = [f"{n:.0f} ({a.elo:.0f} vs {b.elo:.0f})"
+               for n, a, b in zip(nominal, first, second, strict=True) if not agree(a, b, k)]
+    return ("R replicated", not failing and bool(nominal),
+            f"two independent measurements within {k:g} SE; "
+            + (f"disagreeing: {', '.join(failing)}" if failing else f"{len(nominal)} levels agree"))
+
+
+def score_se(score: float, games: int) -> float:
+    """Standard error of a score fraction over `games` games (binomial, draws counted as half
+    points: conservative, draws lower the real variance; reference harness_and_stats.md)."""
+    return math.sqrt(max(score * (1.0 - score), 0.25 / games) / games) if games else math.inf
+
+
+def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]],
+                      k: float = 2.0) -> tuple[str, bool, str]:
+    """(E): for each adjacent pair (name, weaker's and stronger's ratings from anchor games only,
+    the stronger's score fraction against the weaker, games), the observed score lies within `k`
+    standard errors of the logistic prediction 1/(1 + 10^(−Δ/400)), the rating errors included
+    (propagated through the logistic's slope)."""
+    if not pairs:
+        return "E transitivity", False, "no adjacent levels played each other"
+    failing = []
+    for name, weak, strong, score, games in pairs:
+        diff = strong.elo - weak.elo
+        predicted = 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
+        slope = math.log(10) / 400.0 * predicted * (1.0 - predicted)
+        rating_se = slope * math.hypot(weak.se, strong.se) if math.isfinite(diff) else math.inf
+        se = math.hypot(score_se(score, games), rating_se)
+        if not (math.isfinite(predicted) and abs(score - predicted) <= k * se):
+            failing.append(f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted")
+    return ("E transitivity", not failing,
+            f"adjacent levels' scores within {k:g} SE of their ratings' prediction; "
+            + (f"failing: {'; '.join(failing)}" if failing else f"{len(pairs)} pairs agree"))
+
+
+def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]],
+                    k: float = 2.0) -> tuple[str, bool, str]:
+    """(F): each (variant, level, base measurement, measurement under the variant: half or
+    double time control, another `Seed`, another machine load) agrees within `k` SE."""
+    if not checks:
+        return "F robustness", False, "no robustness runs (half/double TC, another Seed)"
+    failing = [f"{variant} at {level:.0f}: {b.elo:.0f} vs {a.elo:.0f}"
+               for variant, level, a, b in checks if not agree(a, b, k)]
+    return ("F robustness", not failing,
+            f"variants within {k:g} SE of the level's measurement; "
+            + (f"failing: {'; '.join(failing)}" if failing else f"{len(checks)} checks agree"))

@@ -32,11 +32,15 @@ def stage_seed(stage: str) -> int:
     return zlib.crc32(stage.encode()) % 100_000
 
 
-def _play(cal: Calibration, stage: str, players: list[tuple[str, dict[str, Any]]],
-          challengers: list[str], games: int, folder: Path, stream: TextIO | None) -> Path:
-    exp = cal.experiment(stage, players, challengers, games, folder, stage_seed(stage))
-    print(f"[{cal.name}] {stage}: {' '.join(challengers)} vs "
-          f"{', '.join(n for n, _ in players if n not in challengers)}, {games} games",
+def play_stage(cal: Calibration, stage: str, players: list[tuple[str, dict[str, Any]]],
+               challengers: list[str], games: int, folder: Path, stream: TextIO | None,
+               tc: str | None = None) -> Path:
+    """Play (or resume) one stage in `folder`: a gauntlet of `challengers`, or with none a round
+    robin of `games` per pair; `tc` replaces the calibration's time control."""
+    exp = cal.experiment(stage, players, challengers, games, folder, stage_seed(stage), tc)
+    others = ", ".join(n for n, _ in players if n not in challengers)
+    what = f"{' '.join(challengers)} vs {others}" if challengers else f"round robin of {others}"
+    print(f"[{cal.name}] {stage}: {what}, {games} games{' per pair' if not challengers else ''}",
           file=stream or sys.stdout, flush=True)
     outcome = run_experiment(exp, stream=stream, live=False)
     if outcome.tournament.failed:
@@ -54,6 +58,17 @@ def decided_games(folders: list[Path]) -> pd.DataFrame:
     if games.empty:
         return games
     return games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
+
+
+def split_halves(folders: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The decided games of `folders` in two independent halves: odd and even schedule rounds
+    (a pair id is `r<round>-e<encounter>`, `lab.schedule`), so both halves hold every encounter
+    with both colours, on different openings."""
+    games = decided_games(folders)
+    if games.empty:
+        return games, games
+    odd = games["pair_id"].astype(str).str.extract(r"^r(\d+)", expand=False).astype(int) % 2
+    return games[odd == 1], games[odd == 0]
 
 
 def fit_folders(cal: Calibration, folders: list[Path], games: pd.DataFrame | None = None,
@@ -192,7 +207,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
             stage = f"r{number}-p{pass_number}-{names[level]}"
             players = [(names[level], level_tables[level])]
             players += [(name, tables[name]) for name in opponents]
-            folders.append(_play(cal, stage, players, [names[level]], games,
+            folders.append(play_stage(cal, stage, players, [names[level]], games,
                                  folder / f"pass{pass_number}" / names[level], stream))
         if pass_number == 1 or first == 0:
             for a, b in zip(levels[:-1], levels[1:], strict=True):
@@ -200,7 +215,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                     break
                 stage = f"r{number}-ladder-{names[a]}-{names[b]}"
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
-                folders.append(_play(cal, stage, players, [names[a]], cal.ladder_games,
+                folders.append(play_stage(cal, stage, players, [names[a]], cal.ladder_games,
                                      folder / "ladder" / f"{names[a]}-{names[b]}", stream))
     fitted = fit_folders(cal, folders, force=True)
     if fitted is None:

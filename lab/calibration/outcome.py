@@ -34,10 +34,26 @@ class RoundResult:
     corrected: Path | None = None
 
 
+@dataclass(frozen=True)
+class AnchorRating:
+    """One anchor after the anchor round robin: the rating the file declares, the one measured
+    among the anchors (NaN when not measured, or a bound), its 95 % half-width (NaN for the
+    pinned anchor, whose rating is the scale's fixed point), games and score (%)."""
+
+    name: str
+    declared: float
+    measured: float
+    halfwidth: float
+    games: int
+    score: float
+    pinned: bool
+
+
 @dataclass
 class CalibrationOutcome:
     """All rounds, the table to use, and whether it was measured to pass."""
 
+    anchors: list[AnchorRating] = field(default_factory=list)
     rounds: list[RoundResult] = field(default_factory=list)
     final: Path | None = None
     passed: bool = False

@@ -1,7 +1,8 @@
 """A calibration's report: the plot, `report.md` with every figure judged, and its CSV summaries.
 
 The report states the scale first (anchors and their ratings, time control, openings, fit), as
-docs/reference/elo_limit.md §5 asks, then per round: each level's nominal and measured Elo with its
+docs/reference/elo_limit.md §5 asks, and the anchor round robin's table (declared and measured
+ratings), then per round: each level's nominal and measured Elo with its
 95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
 levels marked as extrapolated, and which targets the corrected table had to leave out.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import head_to_head
 from lab.calibration.outcome import CalibrationOutcome, RoundResult, extrapolated_targets
@@ -101,12 +103,15 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         f"per level and round; paired openings from {book}.",
         "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
         "intervals from the likelihood's curvature, relative to the anchors.",
-        f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G); thresholds {cal.thresholds}.",
+        f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G) and issue #18's replication (R), "
+        f"transitivity (E) and robustness (F); thresholds {cal.thresholds}.",
         f"- Machine: {machine()}.",
         f"- Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
         + (f" by `{command}`." if command else "."),
         "",
     ]
+    if outcome.anchors:
+        lines += anchor_lines(outcome.anchors)
     for result in outcome.rounds:
         lines += [f"## {round_label(result)}", ""]
         played = result.table_played
@@ -165,6 +170,10 @@ def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | N
     report.write_text(report_text(cal, outcome, command), encoding="utf-8")
     summary = pd.concat([r.measured.assign(round=r.number) for r in outcome.rounds])
     summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
-    pd.DataFrame([(a.name, a.rating) for a in cal.anchors], columns=["name", "rating"]).to_csv(
-        cal.out / ANCHORS_NAME, index=False)
+    used = cal.ratings  # the measured ratings where the round robin measured them
+    pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned)
+                  for r in outcome.anchors],
+                 columns=["name", "rating", "declared", "measured", "halfwidth", "games",
+                          "pinned"]).to_csv(cal.out / ANCHORS_NAME, index=False,
+                                            float_format="%.1f")
     return [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]

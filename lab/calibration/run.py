@@ -24,6 +24,8 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
+from lab.calibration.anchor_round_robin import rate_anchors
+from lab.calibration.checks import replication, robustness, transitivity
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.correct import Correction, correct_table
 from lab.calibration.criteria import judge
@@ -152,8 +154,10 @@ def _engine_params(cal: Calibration, levels: list[int], table: Path | None,
 
 def run_calibration(cal: Calibration, stream: TextIO | None = None,
                     command: str | None = None) -> CalibrationOutcome:
-    """Measure, judge and correct for up to `cal.rounds` rounds; write tables, report, plot."""
-    outcome = CalibrationOutcome()
+    """Rate the anchors among themselves (`[anchor_round_robin]`), then measure, judge and
+    correct for up to `cal.rounds` rounds; write tables, report, plot."""
+    cal, anchor_table = rate_anchors(cal, stream)
+    outcome = CalibrationOutcome(anchors=anchor_table)
     previous: RoundResult | None = None
     for number in range(1, cal.rounds + 1):
         levels, params, table = _round_setup(cal, number, previous)
@@ -169,11 +173,19 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
                         list(measured["bound_rating"]))
+        replicated, agreed = replication(cal, levels, folders,
+                                         [lv.extrapolated for lv in verdict.levels])
+        for level, same in zip(verdict.levels, agreed, strict=True):
+            level.passed = level.passed and same  # a level counts only when replicated
         measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
+        measured["replicated"] = agreed
         measured["passed"] = [lv.passed for lv in verdict.levels]
         folder = cal.out / f"round{number}"
         measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
         result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict)
+        verdict.lines += [replicated, transitivity(cal, result, folders)]
+        if verdict.passed or number == cal.rounds:  # the round that ends the calibration
+            verdict.lines.append(robustness(cal, result, level_tables, stream))
         outcome.rounds.append(result)
         if verdict.passed:
             outcome.passed = True

@@ -1,6 +1,7 @@
-"""UCI_LimitStrength in real engine processes: the seed's `debug on` dump, the NPS throttle,
-`stop`, seeded replays, mating with KQ v K, clamping, Elo tables and move errors within budget
-(MadChess "The UCI_LimitStrength Algorithm", docs/reference/elo_limit.md §0, §1.3, §1.4)."""
+"""UCI_LimitStrength in real engine processes: the seed's `debug on` dump, node budgets, the NPS
+throttle, `stop`, per-game seeded streams, mating with KQ v K, the declared range, drawn endings,
+Elo tables and move errors within budget (MadChess "The UCI_LimitStrength Algorithm",
+docs/reference/elo_limit.md §0, §1.3, §1.4; issue #18)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ import chess
 import chess.engine
 import pytest
 
-from engine.strength import params_for_elo
+from engine.strength import FULL_STRENGTH_ELO, LADDER_MIN_ELO, params_for_elo, rescaled_nps
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
 from tests.engine.test_strength import SEED_DUMP_600, SEED_DUMP_1075
 
 STOCKFISH = "/usr/games/stockfish"
 LIMIT = ["debug on", "setoption name UCI_LimitStrength value true"]
+THROTTLE = [*LIMIT, "setoption name LimitMode value nps"]
 
 
 def converse(process: subprocess.Popen, commands: list[str]) -> list[str]:
@@ -58,13 +60,66 @@ def test_no_dump_without_debug_or_without_the_limit(raw):
                                   "setoption name UCI_Elo value 1000"])) == []
 
 
-@pytest.mark.parametrize("value, elo, bound", [("100", 600, "below the minimum"),
-                                               ("3500", 2600, "above the maximum")])
-def test_out_of_range_elo_is_clamped_with_a_warning(raw, value, elo, bound):
-    converse(raw, LIMIT)
+@pytest.mark.parametrize("value", ["100", "3500", str(FULL_STRENGTH_ELO + 1)])
+def test_out_of_range_elo_is_refused_and_the_engine_plays_on(raw, value):
+    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1000"])
     said = strings(converse(raw, [f"setoption name UCI_Elo value {value}"]))
-    assert said[0] == f"warning: UCI_Elo {value} is {bound} {elo}; using {elo}"
-    assert said[1] == f"LimitStrength = True, ELO = {elo}."
+    assert said == [f"error: UCI_Elo {value} is outside the range {LADDER_MIN_ELO}.."
+                    f"{FULL_STRENGTH_ELO} (Stockfish 15.1 UCI_Elo scale at 10+0.1; the top is "
+                    "full strength); UCI_Elo stays 1000"]
+    lines = search_lines(raw, ["position startpos", "go movetime 5000"])
+    assert "info string strength choice" in "\n".join(lines)  # still limited, at 1000
+    assert telemetry(lines)["nodes"] < 1000  # 10-node budget: depth 1 over 20 moves
+
+
+def test_uci_declares_the_range_with_the_default_inside(raw):
+    raw.stdin.write("uci\n")
+    raw.stdin.flush()
+    declared = next(line for line in read_until(raw, "uciok") if "name UCI_Elo " in line)
+    fields = declared.split()
+    default, low, high = (int(fields[fields.index(key) + 1]) for key in ("default", "min", "max"))
+    assert (low, high) == (LADDER_MIN_ELO, FULL_STRENGTH_ELO) and low <= default <= high
+
+
+def test_the_top_of_the_range_searches_at_full_strength(raw):
+    converse(raw, [*LIMIT, f"setoption name UCI_Elo value {FULL_STRENGTH_ELO}",
+                   "position startpos"])
+    lines = search_lines(raw, ["go nodes 3000"])
+    assert not any("strength choice" in line for line in lines)
+    assert telemetry(lines)["nodes"] >= 3000  # the formulas' budget there is 551 nodes
+
+
+def test_king_and_knight_against_king_is_a_draw_at_600(raw):
+    # Issue #18: +396 cp before, endgame-scale knowledge (0 at 600) undid the draw.
+    said = converse(raw, [*LIMIT, "setoption name UCI_Elo value 600",
+                          "position fen 8/8/8/4k3/8/8/8/KN6 w - - 0 1", "eval"])
+    assert said[-1] == "Final evaluation: +0 cp (white side), +0 cp (side to move)"
+
+
+def test_level_material_in_the_dump_follows_an_eval_file(raw, tmp_path):
+    weights = tmp_path / "weights.json"
+    weights.write_text(json.dumps({"weights": {"material.knight": [350, 310]}}))
+    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1500"])
+    said = strings(converse(raw, [f"setoption name EvalFile value {weights}",
+                                  "setoption name UCI_Elo value 1500"]))
+    assert "EvalMgKnightMaterial = 350" in said and "EvalEgKnightMaterial = 310" in said
+    # ... and the evaluator uses them: KNK's material term is the knight's tapered value at
+    # phase 1 of 24, (350 + 23 x 310) / 24 = 311 (300 with the built-in 320/300).
+    said = converse(raw, ["position fen 8/8/8/4k3/8/8/8/KN6 w - - 0 1", "eval"])
+    assert any(line.split() == ["material", ":", "+311"] for line in said)
+
+
+@pytest.mark.parametrize("go", ["go movetime 20000", "go nodes 100000", "go depth 30",
+                                "go wtime 600000 btime 600000"])
+def test_a_level_searches_its_node_budget_whatever_the_go_and_the_clock(raw, go):
+    params = params_for_elo(1600)
+    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1600",
+                   "position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"])
+    record = telemetry(search_lines(raw, [go]))
+    # The budget (351 nodes) ends the search once the first iteration is done.
+    assert record["stop_reason"] == "nodes"
+    assert params.nodes <= record["nodes"] < params.nodes + 200
+    assert record["used_ms"] < 5000
 
 
 def test_elo_tables_change_the_parameters_and_bad_ones_keep_the_previous(raw, tmp_path):
@@ -100,13 +155,13 @@ def telemetry(lines: list[str]) -> dict:
     return json.loads(next(line for line in lines if line.startswith("info string tm "))[15:])
 
 
-def test_throttle_holds_the_nps_limit_over_two_seconds(raw):
-    converse(raw, [*LIMIT, "setoption name UCI_Elo value 800", "position startpos"])
+def test_throttle_holds_the_rescaled_nps_limit_over_two_seconds(raw):
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1600", "position startpos"])
     raw.stdin.write("go infinite\n")
     raw.stdin.flush()
     time.sleep(2.0)
     lines = search_lines(raw, ["stop"])
-    limit = params_for_elo(800).nps
+    limit = rescaled_nps(params_for_elo(1600).nps)
     assert last_nps(lines) == pytest.approx(limit, rel=0.10)
     record = telemetry(lines)
     assert record["used_ms"] >= 1900
@@ -114,7 +169,7 @@ def test_throttle_holds_the_nps_limit_over_two_seconds(raw):
 
 
 def test_stop_ends_a_throttled_search_promptly(raw):
-    converse(raw, [*LIMIT, "setoption name UCI_Elo value 600", "position startpos"])
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 600", "position startpos"])
     raw.stdin.write("go infinite\n")
     raw.stdin.flush()
     time.sleep(1.0)
@@ -125,41 +180,51 @@ def test_stop_ends_a_throttled_search_promptly(raw):
 
 
 def test_throttled_search_keeps_to_the_clock(raw):
-    # 500 NPS, and the throttle gives up (and the search stops) at the planned time.
-    converse(raw, [*LIMIT, "setoption name UCI_Elo value 600", "position startpos"])
+    # 1,003 NPS, and the throttle gives up (and the search stops) at the planned time.
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1600", "position startpos"])
     began = time.perf_counter()
     lines = search_lines(raw, ["go movetime 700"])
     assert time.perf_counter() - began < 0.9
     record = telemetry(lines)
-    assert record["nodes"] * 1000 / record["used_ms"] <= 500 * 1.1
+    assert record["nodes"] * 1000 / record["used_ms"] <= 1003 * 1.1
 
 
 def limited(elo: int, seed: int) -> chess.engine.SimpleEngine:
     engine = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO, timeout=30)
-    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": elo, "LimitMode": "nodes",
-                      "Seed": seed})
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": elo, "Seed": seed})
     return engine
 
 
-def seeded_game(white_seed: int, black_seed: int, plies: int = 24) -> list[str]:
-    """A game between two limited engines searching a fixed number of nodes per move: no clock
-    can end a search, so only the seeds decide (at 1900-2000 the NPS limit does not bind)."""
-    white, black = limited(1900, white_seed), limited(2000, black_seed)
+def play_game(white: chess.engine.SimpleEngine, black: chess.engine.SimpleEngine,
+              opening: str, plies: int) -> list[str]:
+    """One game from `opening` (a FEN) between two limited engines on a long clock: their node
+    budgets end every search, so only the seeds and the position decide."""
+    board = chess.Board(opening)
+    game = object()  # python-chess sends `ucinewgame` when the game changes
+    while not board.is_game_over() and board.ply() < plies:
+        engine = white if board.turn == chess.WHITE else black
+        board.push(engine.play(board, chess.engine.Limit(white_clock=600, black_clock=600),
+                               game=game).move)
+    return [move.uci() for move in board.move_stack]
+
+
+def seeded_games(white_seed: int, black_seed: int, openings: list[str],
+                 plies: int = 16) -> list[list[str]]:
+    """Games from each opening in turn, the same two processes playing them all."""
+    white, black = limited(1500, white_seed), limited(1600, black_seed)
     try:
-        board = chess.Board()
-        while not board.is_game_over() and board.ply() < plies:
-            engine = white if board.turn == chess.WHITE else black
-            board.push(engine.play(board, chess.engine.Limit(nodes=2000)).move)
-        return [move.uci() for move in board.move_stack]
+        return [play_game(white, black, opening, plies) for opening in openings]
     finally:
         white.quit()
         black.quit()
 
 
-def test_the_same_seed_replays_the_same_game():
-    first = seeded_game(11, 12)
-    assert seeded_game(11, 12) == first
-    assert seeded_game(13, 12) != first
+def test_a_rerun_of_a_game_replays_it_and_other_seeds_play_another():
+    start = chess.STARTING_FEN
+    first, again = seeded_games(11, 12, [start, start])
+    assert again == first  # the second game of the processes replays the first
+    assert seeded_games(11, 12, [start])[0] == first  # so do new processes
+    assert seeded_games(13, 12, [start])[0] != first
 
 
 def test_a_weakened_engine_mates_with_king_and_queen():

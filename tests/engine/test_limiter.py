@@ -10,6 +10,7 @@ import pytest
 
 from engine.evaluate import MaterialValues
 from engine.limiter import (
+    GameStream,
     NpsThrottle,
     StrengthLimiter,
     ThrottleStopper,
@@ -18,10 +19,11 @@ from engine.limiter import (
 )
 from engine.options import OptionError, Options
 from engine.search.context import RootLine, SearchContext, SearchResult
-from engine.strength import dump_lines, params_for_elo
+from engine.strength import FULL_STRENGTH_ELO, LADDER_MIN_ELO, dump_lines, params_for_elo
 from engine.tt import TranspositionTable
 from timecontrol.stopper import (
     ChainedStopper,
+    DepthStopper,
     GoParams,
     SearchStats,
     StopperHints,
@@ -51,13 +53,21 @@ def test_debug_dump_follows_each_strength_option_only_when_limited():
     assert strength.set_option("LimitMode", "nodes", debug=True) == []
 
 
-@pytest.mark.parametrize("value, elo, word", [("100", 600, "below"), ("9999", 2600, "above")])
-def test_out_of_range_elo_is_clamped_with_a_warning(value, elo, word):
+@pytest.mark.parametrize("value", ["100", "599", "1721", "2600"])
+def test_out_of_range_elo_is_refused_naming_the_range(value):
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="900")
+    lines = strength.set_option("UCI_Elo", value, debug=True)
+    assert lines == [f"info string error: UCI_Elo {value} is outside the range "
+                     f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} (Stockfish 15.1 UCI_Elo scale at "
+                     "10+0.1; the top is full strength); UCI_Elo stays 900"]
+    assert strength.params.elo == 900 and strength.options["UCI_Elo"] == 900
+
+
+def test_the_range_ends_are_accepted():
     strength = limiter(UCI_LimitStrength="true")
-    lines = strength.set_option("UCI_Elo", value)
-    assert len(lines) == 1 and lines[0].startswith("info string warning: ")
-    assert word in lines[0] and value in lines[0]
-    assert strength.params.elo == elo and strength.options["UCI_Elo"] == elo
+    for value in (LADDER_MIN_ELO, FULL_STRENGTH_ELO):
+        assert strength.set_option("UCI_Elo", str(value)) == []
+        assert strength.params.elo == value
 
 
 def test_bad_values_are_option_errors():
@@ -95,13 +105,42 @@ def test_limited_evaluator_has_the_levels_knowledge_and_material():
     assert set(strength.evaluator.knowledge) == {1.0}
 
 
-def test_seed_restarts_the_random_stream():
+def draws(stream: GameStream, board: chess.Board) -> list[float]:
+    rng = stream.for_position(board)
+    return [rng.random() for _ in range(3)]
+
+
+def test_a_game_is_identified_by_its_seed_and_its_first_searched_position():
+    start, other = chess.Board(), chess.Board()
+    other.push_san("e4")
+    first = draws(GameStream(7), start)
+    stream = GameStream(7)
+    assert draws(stream, start) == first  # a rerun of the game replays its stream
+    assert draws(stream, other) != first  # ... which goes on, not restarting at later moves
+    assert draws(GameStream(7), other) != first  # another opening, another stream
+    assert draws(GameStream(8), start) != first  # another Seed, another stream
+
+
+def test_new_games_and_seeds_start_new_streams():
     strength = limiter(Seed="7")
-    first = [strength.rng.random() for _ in range(3)]
+    board = chess.Board()
+    first = draws(strength.stream, board)
+    assert draws(strength.stream, board) != first
     strength.new_game()
-    assert [strength.rng.random() for _ in range(3)] == first
+    assert draws(strength.stream, board) == first
     strength.set_option("Seed", "8")
-    assert [strength.rng.random() for _ in range(3)] != first
+    assert draws(strength.stream, board) != first
+
+
+def test_same_scores_from_two_openings_are_chosen_from_different_streams():
+    # Every game drew from Seed 0's one stream before: the same scores gave the same choices.
+    roots = [("a2a3", 0), ("b2b3", -1), ("c2c3", -2), ("d2d3", -3), ("e2e3", -4), ("f2f3", -5)]
+    choices = []
+    for fen in (chess.STARTING_FEN, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Qk - 0 1"):
+        strength = limiter(UCI_LimitStrength="true", UCI_Elo="600")
+        ctx = SearchContext(chess.Board(fen), None, TranspositionTable(1), send=lambda line: None)
+        choices.append([strength.choose(ctx, result_with(roots)).best_move for _ in range(12)])
+    assert choices[0] != choices[1]
 
 
 def test_multipv_covers_every_root_move_when_limited():
@@ -126,29 +165,45 @@ def context(go: GoParams, overhead: int = 10) -> SearchContext:
                          stopper=ChainedStopper(limit_stoppers(go, overhead)))
 
 
-def test_nodes_mode_adds_a_node_budget_of_nps_times_planned_time():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1000", LimitMode="nodes")
-    ctx = context(GoParams(movetime=1010))
-    strength.prepare(ctx, GoParams(movetime=1010), 10)
+@pytest.mark.parametrize("go", [GoParams(movetime=1010), GoParams(movetime=60_000),
+                                GoParams(depth=30), GoParams(infinite=True)])
+def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(go):
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600")
+    assert strength.options["LimitMode"] == "nodes"
+    ctx = context(go)
+    strength.prepare(ctx, go, 10)
     assert ctx.throttle is None and ctx.multipv == 20
     hints = StopperHints()
-    stats = SearchStats(nodes_since_movestart=3699, depth=1)
+    stats = SearchStats(nodes_since_movestart=350, depth=1)
     assert ctx.stopper.should_stop(stats, hints) is None
     assert hints.remaining_nodes == 1
-    stats.nodes_since_movestart = 3700
+    stats.nodes_since_movestart = 351  # 125,500 NPS rescaled to 1,003 x 0.35 s
     assert ctx.stopper.should_stop(stats, hints) == "nodes"
     # The first iteration is never cut (every root move gets a score), nor told to hurry.
     hints.reset()
     assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=9000), hints) is None
     assert hints.remaining_nodes == float("inf")
+    # Where the budget cannot bind (cheap iterations), the level's depth cap does: 11 at 1600.
+    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=50, depth=10), hints) is None
+    assert ctx.stopper.should_stop(SearchStats(nodes_since_movestart=50, depth=11),
+                                   hints) == "depth"
 
 
-def test_nodes_mode_without_a_time_budget_falls_back_to_the_throttle():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1000", LimitMode="nodes")
+def test_go_nodes_keeps_its_own_limit_below_the_levels_budget():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600")
+    ctx = context(GoParams(nodes=200))
+    strength.prepare(ctx, GoParams(nodes=200), 10)
+    stats = SearchStats(nodes_since_movestart=200, depth=2)
+    assert ctx.stopper.should_stop(stats, StopperHints()) is not None
+    assert any(isinstance(stopper, DepthStopper) for stopper in ctx.stopper.stoppers)
+
+
+def test_nps_mode_throttles_at_the_rescaled_nps():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600", LimitMode="nps")
     ctx = context(GoParams(depth=4))
     strength.prepare(ctx, GoParams(depth=4), 10)
-    assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 3700
-    assert ctx.check_nodes == 37
+    assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 1003
+    assert ctx.check_nodes == 10
 
 
 def test_unlimited_search_is_left_alone():
@@ -237,3 +292,14 @@ def test_simple_won_endings_are_played_at_full_strength(fen, won):
     moves = [move.uci() for move in board.legal_moves][:2]
     result = result_with([(moves[0], 500), (moves[1], 499)])
     assert (strength.choose(ctx, result) is result) is won
+
+
+def test_the_top_of_the_range_is_full_strength():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo=str(FULL_STRENGTH_ELO))
+    assert not strength.limited and strength.evaluator.material == MaterialValues()
+    ctx = context(GoParams(movetime=100))
+    before = ctx.stopper
+    strength.prepare(ctx, GoParams(movetime=100), 10)
+    assert ctx.stopper is before and ctx.multipv == 1
+    strength.set_option("UCI_Elo", str(FULL_STRENGTH_ELO - 1))
+    assert strength.limited

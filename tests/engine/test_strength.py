@@ -6,14 +6,13 @@ import pytest
 
 from engine.strength.dump import dump_lines
 from engine.strength.params import (
-    BASE_MATERIAL,
     ELO_MAX,
     ELO_MIN,
     FIXED_TERMS,
     KNOWLEDGE_MAX_ELO,
     TERMS,
     StrengthParams,
-    clamp_elo,
+    base_material,
     knowledge_for_elo,
     knowledge_per128_for_elo,
     madchess_material,
@@ -212,9 +211,9 @@ def test_tempo_scale_material_applies_the_seed_rules():
         chess.ROOK: (335, 361),
         chess.QUEEN: (1197, 1263),
     }
-    assert material_for_elo(1075) == BASE_MATERIAL
-    assert material_for_elo(800)[chess.PAWN] == BASE_MATERIAL[chess.PAWN]
-    assert material_for_elo(999) == BASE_MATERIAL
+    assert material_for_elo(1075) == base_material()
+    assert material_for_elo(800)[chess.PAWN] == base_material()[chess.PAWN]
+    assert material_for_elo(999) == base_material()
     params = params_for_elo(700)
     assert params.material_mg[chess.PAWN] == 50 and params.material_eg[chess.PAWN] == 62
     previous = material_for_elo(ELO_MIN)
@@ -224,17 +223,21 @@ def test_tempo_scale_material_applies_the_seed_rules():
             for piece in (chess.PAWN, chess.BISHOP, chess.ROOK):
                 assert values[piece][phase] >= previous[piece][phase]
             assert values[chess.QUEEN][phase] <= previous[chess.QUEEN][phase]
-            assert values[chess.KNIGHT] == BASE_MATERIAL[chess.KNIGHT]
+            assert values[chess.KNIGHT] == base_material()[chess.KNIGHT]
         previous = values
 
 
-def test_clamp_elo():
-    assert clamp_elo(1500) == (1500, None)
-    assert clamp_elo(600) == (600, None)
-    low, warning = clamp_elo(300)
-    assert low == 600 and "300" in warning and "600" in warning
-    high, warning = clamp_elo(3000)
-    assert high == 2600 and "3000" in warning and "2600" in warning
+def test_levels_material_follows_the_evaluations_weights():
+    from engine import eval_weights
+
+    saved = eval_weights.current()
+    try:
+        eval_weights.install({"material.knight": (350, 310)})
+        assert material_for_elo(1500)[chess.KNIGHT] == (350, 310)
+        assert "EvalMgKnightMaterial = 350" in dump_lines(params_for_elo(1500))
+    finally:
+        eval_weights.install(saved)
+    assert material_for_elo(1500)[chess.KNIGHT] == (320, 300)
 
 
 def test_out_of_range_elo_is_an_error():
@@ -284,4 +287,7 @@ def test_dump_matches_seed_then_lists_tempo_material(elo, expected):
         name = chess.piece_name(piece).capitalize()
         tail += [f"EvalMg{name}Material = {material[piece][0]}"]
         tail += [f"EvalEg{name}Material = {material[piece][1]}"]
+    params = params_for_elo(elo)
+    tail.append(f"Nodes = {params.nodes}, DepthCap = {params.depth_cap}, "
+                f"ThrottleNPS = {params.nps * 16_000 // 2_000_500}.")
     assert lines[len(expected) :] == tail

@@ -16,9 +16,10 @@ SCRIPT = """
 import json, random, sys, tempfile, os
 from engine.strength.choice import choose_move
 from engine.strength.dump import dump_lines
-from engine.strength.params import clamp_elo, params_for_elo
+from engine.strength.params import params_for_elo
+from engine.strength.range import refusal
 from engine.strength.table import EloTable, TableRow, write_table
-from engine.strength.throttle import check_interval, node_budget, throttle_delay
+from engine.strength.throttle import check_interval, level_nodes, throttle_delay
 
 out = {"params": [], "dumps": [], "choices": [], "table": []}
 for elo in range(600, 2601, 25):
@@ -29,8 +30,8 @@ out["dumps"] = [dump_lines(params_for_elo(600)), dump_lines(params_for_elo(1075)
 rng = random.Random(99)
 roots = [("a", 0), ("b", -10), ("c", -30), ("d", -50), ("e", -400)]
 out["choices"] = [choose_move(roots, params_for_elo(800), rng).move for _ in range(50)]
-out["throttle"] = [throttle_delay(1000, 1.0, 500), check_interval(6863), node_budget(6863, 2.5)]
-out["clamp"] = list(clamp_elo(3000))
+out["throttle"] = [throttle_delay(1000, 1.0, 500), check_interval(6863), level_nodes(6863)]
+out["range"] = [refusal(3000), refusal(1000)]
 rows = [TableRow(e, params_for_elo(e).nps, 20, 200, 10, {"mobility": (e - 600) / 2000})
         for e in (600, 1300, 2600)]
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,11 +1,21 @@
-"""engine.strength.throttle: the NPS throttle's waits and the node budget (reference §1.3, §6)."""
+"""engine.strength.throttle: the NPS throttle's waits, the rescale to our engine's speed, the
+levels' node budgets and depth caps (reference §1.3, §6; issue #18)."""
 
-import math
 import time
 
 import pytest
 
-from engine.strength.throttle import SLEEP_SLICE_S, check_interval, node_budget, throttle_delay
+from engine.strength.params import params_for_elo
+from engine.strength.throttle import (
+    ENGINE_NPS,
+    REFERENCE_MOVE_S,
+    SLEEP_SLICE_S,
+    check_interval,
+    depth_cap,
+    level_nodes,
+    rescaled_nps,
+    throttle_delay,
+)
 
 
 def test_delay_brings_the_rate_down_to_the_limit():
@@ -28,10 +38,8 @@ def test_bad_arguments_are_errors():
         throttle_delay(-1, 1.0, 10)
     with pytest.raises(ValueError, match="NPS"):
         check_interval(0)
-    with pytest.raises(ValueError, match="budget"):
-        node_budget(500, math.inf)
-    with pytest.raises(ValueError, match="budget"):
-        node_budget(500, -1.0)
+    with pytest.raises(ValueError, match="NPS"):
+        rescaled_nps(0)
 
 
 def test_check_interval_is_one_slice_of_nodes():
@@ -41,10 +49,26 @@ def test_check_interval_is_one_slice_of_nodes():
     assert check_interval(2_000_500) == 20005
 
 
-def test_node_budget_is_nps_times_planned_time():
-    assert node_budget(6863, 2.5) == 17157
-    assert node_budget(500, 0.1) == 50
-    assert node_budget(500, 0.0) == 1
+def test_rescale_gives_the_top_level_our_full_speed_and_keeps_the_curves_ratios():
+    top = params_for_elo(2600).nps
+    assert rescaled_nps(top) == ENGINE_NPS
+    assert rescaled_nps(params_for_elo(1600).nps) == 1003  # 125,500 x 16,000 / 2,000,500
+    assert rescaled_nps(500) == 3
+    assert rescaled_nps(1) == 1
+
+
+def test_level_node_budgets_grow_with_elo_and_reach_a_full_strength_move_at_the_top():
+    budgets = [params_for_elo(elo).nodes for elo in range(600, 2601, 100)]
+    assert budgets == sorted(budgets) and len(set(budgets)) > 12
+    assert budgets[-1] == level_nodes(2_000_500) == int(ENGINE_NPS * REFERENCE_MOVE_S)
+    # Unscaled, the budget at 1400 would be 18,095 nodes, more than full strength searches.
+    assert params_for_elo(1400).nodes == 144
+    assert level_nodes(1) == 1
+
+
+def test_depth_cap_adds_a_ply_per_hundred_elo_like_stockfish_skill_levels():
+    assert [depth_cap(elo, 600) for elo in (600, 699, 700, 1720, 2600)] == [1, 1, 2, 12, 21]
+    assert params_for_elo(1000).depth_cap == 5
 
 
 def simulate(nps_limit: int, node_cost_s: float, total_nodes: int) -> float:

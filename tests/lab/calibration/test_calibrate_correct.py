@@ -198,3 +198,39 @@ def test_a_bound_below_the_anchor_range_is_extrapolated_too():
     assert [lv.extrapolated for lv in verdict.levels] == ["below", "", ""]
     inside = judge([800, 1400], [nan, 1400], [nan, 20], (1320, 2204), bounds=[1300, nan])
     assert inside.levels[0].extrapolated == "" and not inside.levels[0].passed
+
+
+def test_two_measurements_agree_within_two_standard_errors_of_their_difference():
+    from lab.calibration.criteria import Measurement, agree
+
+    # 95 % half-widths of 39.2 are SEs of 20; the difference's SE is 20 x sqrt(2) = 28.3
+    a = Measurement(1500, 39.2)
+    assert agree(a, Measurement(1556, 39.2)) and not agree(a, Measurement(1558, 39.2))
+    assert agree(a, Measurement(1450, 39.2), k=2.0) and not agree(a, Measurement(1450, 39.2), 1)
+    assert not agree(a, Measurement(math.nan, math.nan))
+
+
+def test_replication_transitivity_and_robustness_lines():
+    from lab.calibration.criteria import (
+        Measurement,
+        replication_line,
+        robustness_line,
+        transitivity_line,
+    )
+
+    m = Measurement
+    name, ok, detail = replication_line([1000, 1400], [m(1000, 40), m(1400, 40)],
+                                        [m(1030, 40), m(1500, 40)])
+    assert name == "R replicated" and not ok and "1400 (1400 vs 1500)" in detail
+    assert replication_line([1000], [m(1000, 40)], [m(1030, 40)])[1]
+    # 200 Elo apart predicts 76 %; over 400 games the score's SE is about 2.1 points
+    pairs = [("L1400-L1200", m(1200, 20), m(1400, 20), 0.75, 400)]
+    assert transitivity_line(pairs)[1]
+    name, ok, detail = transitivity_line([("L1400-L1200", m(1200, 20), m(1400, 20), 0.55, 400)])
+    assert not ok and "55.0 % vs 76.0 % predicted" in detail
+    assert not transitivity_line([])[1]  # no ladder: nothing shows the levels are transitive
+    checks = [("tc-5+0.05", 900.0, m(900, 40), m(950, 40)),
+              ("seed-7", 900.0, m(900, 40), m(1100, 40))]
+    name, ok, detail = robustness_line(checks)
+    assert not ok and "seed-7 at 900: 1100 vs 900" in detail and "tc-5" not in detail
+    assert robustness_line(checks[:1])[1] and not robustness_line([])[1]

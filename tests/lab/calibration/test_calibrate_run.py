@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 from pathlib import Path
@@ -72,6 +73,17 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     exp = cal.experiment("s", [("L1400", cal.engine), ("sk0", cal.anchors[0].table)],
                          ["L1400"], 4, tmp_path / "s", 5)
     assert exp.openings.paired and exp.openings.order == "random" and exp.games == 4
+    assert cal.anchor_games == 0 and not cal.robust_levels  # both stages are optional
+    text = TINY.replace("[levels]", "[anchor_round_robin]\ngames = 4\n\n[robustness]\n"
+                        "levels = [1800]\ntcs = ['1+0.01', '4+0.04']\ngames = 6\n\n[levels]")
+    cal = load_calibration(write(tmp_path, text, "rr.toml"))
+    assert (cal.anchor_games, cal.anchor_pin) == (4, "sk0")  # the first anchor by default
+    assert (cal.robust_levels, cal.robust_tcs, cal.robust_games) == ([1800],
+                                                                     ["1+0.01", "4+0.04"], 6)
+    anchors = [(a.name, a.table) for a in cal.anchors]
+    exp = cal.experiment("rr", anchors, [], 4, tmp_path / "rr", 0, tc="1+0.01")
+    assert exp.schedule == "round-robin" and exp.rounds == 2 and exp.tc.base_ms == 1000
+    assert cal.with_ratings({"sk3": 1700.0}).ratings == {"sk0": 1320, "sk3": 1700.0}
 
 
 @pytest.mark.parametrize("change, message", [
@@ -84,6 +96,16 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     (("rating = 1320", 'rating = "high"'), "'rating' must be"),
     (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
     (("[engine]", '[engine]\ntable = "t.csv"'), "applies to our engine only"),
+    (("[levels]", "[anchor_round_robin]\ngames = 3\n[levels]"), "'games' must be even"),
+    (("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sf"\n[levels]'),
+     "pin 'sf' is not an anchor"),
+    (("[levels]", "[robustness]\nlevels = [1500]\ntcs = ['1+0']\ngames = 2\n[levels]"),
+     "'levels' must name some"),
+    (("[levels]", "[robustness]\nlevels = [1400]\ngames = 2\n[levels]"), "give 'tcs' or"),
+    (("[levels]", "[robustness]\nlevels = [1400]\nseeds = [1]\ngames = 2\n[levels]"),
+     "our engine only"),
+    (("[levels]", "[robustness]\nlevels = [1400]\ntcs = ['1+0']\n[levels]"),
+     "'games' must be positive"),
 ])
 def test_bad_calibration_files_name_the_file_and_key(tmp_path, change, message):
     path = write(tmp_path, TINY.replace(*change))
@@ -96,8 +118,15 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..2600"):
+    with pytest.raises(CalibrationError, match="600..1720"):
         load_calibration(write(tmp_path, text))
+
+
+def test_the_lab_knows_the_range_the_engine_declares():
+    from engine.strength import FULL_STRENGTH_ELO, LADDER_MIN_ELO
+    from lab.calibration.config import TEMPO_ELO_RANGE
+
+    assert TEMPO_ELO_RANGE == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
 
 
 def test_elo_table_is_written_in_the_engines_format(tmp_path):
@@ -131,7 +160,8 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     assert list(levels["games"]) == [12, 12]
     report = (folder / "report.md").read_text()
     for line in ("A per-level accuracy", "B bias", "B RMS error", "C slope",
-                 "D monotone, gaps", "overall"):
+                 "D monotone, gaps", "R replicated", "E transitivity", "F robustness",
+                 "overall"):
         assert line in report
     assert "tempo calibrate cal.toml" in report
     page = (folder / "report.html").read_text()
@@ -295,3 +325,35 @@ def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
     assert all(name in page for name, _, _ in verdict.lines)
     assert "<td class='n'>1450</td>" in page and "<td class='n'>-100</td>" in page
     assert page.count("class='fail'>FAIL") == sum(not ok for _, ok, _ in verdict.lines) + 1
+
+
+@needs_stockfish
+def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
+    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.measure import decided_games, split_halves
+
+    text = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
+        "[levels]", '[anchor_round_robin]\ngames = 4\npin = "sk3"\n\n[levels]')
+    cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
+    rated, table = rate_anchors(cal, stream=io.StringIO())
+    by_name = {r.name: r for r in table}
+    assert by_name["sk3"].pinned and by_name["sk3"].measured == 1742 == rated.ratings["sk3"]
+    sk0 = by_name["sk0"]
+    assert not sk0.pinned and sk0.games == 4 and sk0.declared == 1320
+    # a measured rating (used from now on) unless sk0 lost or won all four games (a bound)
+    assert math.isfinite(sk0.measured) == (0 < sk0.score < 100)
+    assert rated.ratings["sk0"] == (sk0.measured if math.isfinite(sk0.measured) else 1320)
+    lines = anchor_lines(table)
+    assert lines[0] == "## Anchors" and any(line.startswith("| sk3 | 1742 | pinned 1742 |")
+                                            for line in lines)
+    with open_store(tmp_path / "out" / "anchors") as store:
+        assert store.game_count() == 4
+    # criterion R's halves: odd and even schedule rounds, each with both colours of its opening
+    first, second = split_halves([tmp_path / "out" / "anchors"])
+    assert len(first) + len(second) == len(decided_games([tmp_path / "out" / "anchors"]))
+    for half in (first, second):
+        assert half.empty or set(half["white"]) == {"sk0", "sk3"}
+    assert set(first["pair_id"]).isdisjoint(second["pair_id"])
+    assert rate_anchors(cal, stream=io.StringIO())[1] == table  # resumed: nothing replayed
+    unrated = load_calibration(write(tmp_path, TINY, "plain.toml"))
+    assert rate_anchors(unrated)[0] is unrated  # no round robin: ratings as declared

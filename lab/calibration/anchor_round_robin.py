@@ -1,0 +1,78 @@
+"""The anchor round robin: the anchors rated among themselves before any level is placed.
+
+Assumed anchor ratings were the committed calibration's weakest point (issue #18: three
+Stockfish settings spanning 290 Elo whose ratings were assumed, not measured). Here the anchors
+play a round robin (`[anchor_round_robin] games` per pair), one fit of all its games pins a single
+anchor (`pin`) at its declared rating, the scale's one fixed point (Stockfish 15.1 `UCI_Elo`, for
+example), and every other anchor takes its measured rating for the rest of the calibration. The
+stage is an ordinary experiment in `<out>/anchors/`, so it resumes like any other.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TextIO
+
+from lab.calibration.config import Calibration, CalibrationError
+from lab.calibration.measure import decided_games, play_stage
+from lab.calibration.outcome import AnchorRating
+from lab.ratings import DisconnectedPoolError, fit_ratings
+
+ANCHOR_FOLDER = "anchors"
+
+
+def declared_table(cal: Calibration) -> list[AnchorRating]:
+    """The anchors as declared, unmeasured (no round robin)."""
+    return [AnchorRating(a.name, a.rating, math.nan, math.nan, 0, math.nan, False)
+            for a in cal.anchors]
+
+
+def rate_anchors(cal: Calibration, stream: TextIO | None = None
+                 ) -> tuple[Calibration, list[AnchorRating]]:
+    """Play (or resume) the anchor round robin and fit it with the pin fixed.
+
+    Returns the calibration with the measured anchor ratings (an anchor with a perfect score
+    has only a bound and keeps its declared rating, marked unmeasured) and the anchor table.
+    Without `[anchor_round_robin]` games, the calibration and the declared ratings unchanged.
+    """
+    if cal.anchor_games == 0:
+        return cal, declared_table(cal)
+    folder = cal.out / ANCHOR_FOLDER
+    players = [(a.name, a.table) for a in cal.anchors]
+    play_stage(cal, "anchors", players, [], cal.anchor_games, folder, stream)
+    games = decided_games([folder])
+    pinned = cal.ratings[cal.anchor_pin]
+    try:
+        fitted = fit_ratings(games, anchors={cal.anchor_pin: pinned})
+    except DisconnectedPoolError as exc:
+        raise CalibrationError(f"{cal.source}: the anchor round robin does not tie the anchors "
+                               f"together: {exc}") from None
+    frame = fitted.frame.set_index("player")
+    table = []
+    for anchor in cal.anchors:
+        row = frame.loc[anchor.name]
+        pin = anchor.name == cal.anchor_pin
+        measured = pinned if pin else math.nan if row["bound"] else float(row["rating"])
+        table.append(AnchorRating(anchor.name, anchor.rating, measured,
+                                  math.nan if pin or row["bound"] else float(row["error"]),
+                                  int(row["played"]), float(row["score"]), pin))
+    measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
+    return cal.with_ratings(measured), table
+
+
+def anchor_lines(table: list[AnchorRating]) -> list[str]:
+    """The anchor table as Markdown lines, for the report."""
+    measured = any(r.games for r in table)
+    lines = ["## Anchors", ""]
+    if not measured:
+        return lines + ["Not rated among themselves: the declared ratings are assumed.", ""]
+    lines += ["Rated among themselves in a round robin, one fit, the pinned anchor fixed.", "",
+              "| anchor | declared | measured | ± 95 % | games | score % |",
+              "|---|---|---|---|---|---|"]
+    for r in sorted(table, key=lambda r: r.measured if math.isfinite(r.measured) else r.declared):
+        measured_cell = ("pinned " if r.pinned else "") + (
+            f"{r.measured:.0f}" if math.isfinite(r.measured) else "bound: kept declared")
+        error = f"{r.halfwidth:.0f}" if math.isfinite(r.halfwidth) else "-"
+        lines.append(f"| {r.name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
+                     f"{r.score:.1f} |")
+    return lines + [""]

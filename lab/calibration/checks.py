@@ -1,0 +1,133 @@
+"""The criteria that need more than one fit (issue #18): replication (R), transitivity (E) and
+robustness (F), each turned into a verdict line by `criteria`.
+
+* R: a level's games split into two independent halves (odd and even schedule rounds,
+  `measure.split_halves`), each fitted with the anchors fixed: its two measurements must agree.
+* E: the levels rated from their anchor games alone predict each adjacent pair's head-to-head
+  score; the ladder games between them must match it.
+* F: some levels measured again at other time controls and with another `Seed`, against the
+  anchors their measurement says they score 25-75 % against, in stages of their own under
+  `<out>/round<N>/robustness/` (resumable like every stage).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, TextIO
+
+import pandas as pd
+
+from lab.calibration.anchors import choose_anchors
+from lab.calibration.config import Calibration, CalibrationError
+from lab.calibration.criteria import (
+    Measurement,
+    agree,
+    replication_line,
+    robustness_line,
+    transitivity_line,
+)
+from lab.calibration.measure import (
+    decided_games,
+    fit_folders,
+    play_stage,
+    split_halves,
+    unanchored,
+)
+from lab.calibration.outcome import RoundResult
+
+MISSING = Measurement(math.nan, math.nan)
+
+
+def level_measurements(cal: Calibration, games: pd.DataFrame,
+                       levels: list[int]) -> list[Measurement]:
+    """Each level's rating and 95 % half-width from `games` alone, anchors fixed (missing for a
+    level without games, with only a bound, or not tied to the anchors)."""
+    try:
+        fitted = None if games.empty else fit_folders(cal, [], games, force=True)
+    except CalibrationError:
+        fitted = None
+    if fitted is None:
+        return [MISSING for _ in levels]
+    frame = fitted.frame.set_index("player")
+    loose = unanchored(cal, fitted)
+    out = []
+    for level in levels:
+        name = cal.level_name(level)
+        if name in frame.index and name not in loose and not frame.loc[name, "bound"]:
+            out.append(Measurement(float(frame.loc[name, "rating"]),
+                                   float(frame.loc[name, "error"])))
+        else:
+            out.append(MISSING)
+    return out
+
+
+def replication(cal: Calibration, levels: list[int], folders: list[Path],
+                extrapolated: list[str]) -> tuple[tuple[str, bool, str], list[bool]]:
+    """(R) from the two halves of the round's games: the verdict line over the levels not
+    `extrapolated` (criterion G: those are judged by nothing), and per level whether its two
+    measurements agree (a level that does not, does not count; an extrapolated one is True)."""
+    first, second = (level_measurements(cal, half, levels) for half in split_halves(folders))
+    k = cal.thresholds.agreement_se
+    agreed = [bool(out) or agree(a, b, k)
+              for a, b, out in zip(first, second, extrapolated, strict=True)]
+    judged = [i for i, out in enumerate(extrapolated) if not out]
+    line = replication_line([levels[i] for i in judged], [first[i] for i in judged],
+                            [second[i] for i in judged], k)
+    return line, agreed
+
+
+def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]
+                 ) -> tuple[str, bool, str]:
+    """(E) from the anchor-only fit and the ladder's head-to-head scores."""
+    anchor_games = decided_games([f for f in folders if "ladder" not in f.parts])
+    rated = dict(zip(result.levels, level_measurements(cal, anchor_games, result.levels),
+                     strict=True))
+    h2h = result.ratings.head_to_head.set_index(["player", "opponent"])
+    pairs = []
+    for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
+        key = (cal.level_name(high), cal.level_name(low))
+        if key in h2h.index:
+            row = h2h.loc[key]
+            pairs.append((f"{key[0]}-{key[1]}", rated[low], rated[high],
+                          float(row["score"]) / 100.0, int(row["games"])))
+    return transitivity_line(pairs, cal.thresholds.agreement_se)
+
+
+def variants(cal: Calibration) -> list[tuple[str, str | None, int | None]]:
+    """(name, time control or None, Seed or None) of each robustness variant."""
+    return ([(f"tc-{tc}", tc, None) for tc in cal.robust_tcs]
+            + [(f"seed-{seed}", None, seed) for seed in cal.robust_seeds])
+
+
+def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str, Any]],
+               stream: TextIO | None = None) -> tuple[str, bool, str]:
+    """(F): play the robustness stages of this round's levels and compare their fits."""
+    measured = result.measured.set_index("nominal")
+    levels = [lv for lv in cal.robust_levels if lv in result.levels
+              and math.isfinite(measured.loc[lv, "measured"])]
+    if cal.robust_levels and not levels:
+        return ("F robustness", False, f"robustness levels {cal.robust_levels} have no "
+                f"measurement in round {result.number}: nothing to compare")
+    checks = []
+    tables = {a.name: a.table for a in cal.anchors}
+    for name, tc, seed in variants(cal):
+        folders = []
+        for level in levels:
+            base = float(measured.loc[level, "measured"])
+            opponents = choose_anchors([base], cal.ratings, *cal.score_window, cal.max_anchors,
+                                       ladder=False)[0]
+            table = dict(level_tables[level])
+            if seed is not None:
+                table["options"] = dict(table.get("options", {}), Seed=seed)
+            players = [(cal.level_name(level), table)] + [(o, tables[o]) for o in opponents]
+            folder = result.folder / "robustness" / name / cal.level_name(level)
+            folders.append(play_stage(cal, f"r{result.number}-{name}-{cal.level_name(level)}",
+                                      players, [cal.level_name(level)], cal.robust_games,
+                                      folder, stream, tc))
+        again = level_measurements(cal, decided_games(folders), levels)
+        for level, other in zip(levels, again, strict=True):
+            base = Measurement(float(measured.loc[level, "measured"]),
+                               float(measured.loc[level, "halfwidth"]))
+            checks.append((name, float(level), base, other))
+    return robustness_line(checks, cal.thresholds.agreement_se)
