@@ -32,8 +32,6 @@ CENTRALITY = [
 """Per-square closeness to the centre (0 on the rim, 6 in the centre): the cheap ordering term."""
 
 BACK_RANK = (chess.BB_RANK_8, chess.BB_RANK_1)
-#: The rank from which each colour's pawns promote (indexed by colour).
-PROMOTION_RANKS = (chess.BB_RANK_2, chess.BB_RANK_7)
 CENTER_PAWN_HOMES = ((chess.D7, chess.E7), (chess.D2, chess.E2))
 
 CHECK_BONUS = 60
@@ -112,30 +110,8 @@ def exchange_gain(board: chess.Board, move: chess.Move) -> int:
     return gain if gain >= 0 else static_exchange(board, move)
 
 
-def capture_search_moves(board: chess.Board, threshold: int = -1) -> list[chess.Move]:
-    """The moves a capture search tries, best expected gain first (pseudo-legal).
-
-    Captures that do not lose material by static exchange (`exchange_gain` >= 0) and above
-    `threshold` (a search's delta pruning), and queen promotions whatever the threshold
-    (Greenblatt 1967's unlimited capture search, Greenblatt et al. 1967, with CPW's delta pruning
-    and SEE pruning of losing captures).
-    """
-    noisy = []
-    for move in board.generate_pseudo_legal_captures():
-        gain = exchange_gain(board, move)
-        if gain >= 0 and gain > threshold:
-            noisy.append((gain, move))
-    us = board.turn
-    pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
-    if pawns:
-        for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
-            if move.promotion == chess.QUEEN:
-                noisy.append((capture_gain(board, move), move))
-    noisy.sort(key=_gain, reverse=True)
-    return [move for _, move in noisy]
-
-
-def _gain(item: tuple[int, chess.Move]) -> int:
+def by_key(item: tuple[int, chess.Move]) -> int:
+    """Sort key of a (score, move) pair."""
     return item[0]
 
 

@@ -23,15 +23,8 @@ import time
 
 import chess
 
-from engine.ordering import (
-    PROMOTION_RANKS,
-    capture_gain,
-    capture_search_moves,
-    exchange_gain,
-    gives_check,
-    plausibility,
-    quiet_order_key,
-)
+from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.ordering import by_key, capture_gain, gives_check, plausibility, quiet_order_key
 from engine.score import (
     INFINITE,
     MATE_BOUND,
@@ -114,11 +107,6 @@ def game_keys(board: chess.Board) -> list[int]:
 def decode_move(code: int) -> chess.Move:
     """Inverse of `engine.tt.encode_move`."""
     return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
-
-
-def by_key(item: tuple[int, chess.Move]) -> int:
-    """Sort key of a (score, move) pair."""
-    return item[0]
 
 
 def has_non_pawn_material(board: chess.Board) -> bool:
@@ -646,11 +634,8 @@ class AlphaBetaSearch:
         if tt_move is not None:
             yield tt_move
         us = board.turn
-        noisy = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
-        pawns = board.pawns & board.occupied_co[us] & PROMOTION_RANKS[us]
-        if pawns:
-            for move in board.generate_pseudo_legal_moves(pawns, ~board.occupied):
-                noisy.append((exchange_gain(board, move), move))
+        noisy = scored_captures(board)
+        noisy += scored_promotion_pushes(board)
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:

@@ -20,6 +20,7 @@ import chess
 from engine.ordering import (
     VALUE,
     attacks_from,
+    by_key,
     en_prise,
     gives_check,
     lands_en_prise,
@@ -29,7 +30,6 @@ from engine.score import INFINITE, MATE_BOUND, mated_in, to_tt
 from engine.search.alphabeta import (
     MAX_PLY,
     AlphaBetaSearch,
-    by_key,
     position_key,
 )
 from engine.search.context import SearchContext, SearchResult

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 import chess
 
-from engine.ordering import CHECK_BONUS, capture_search_moves, plausibility
+from engine.captures import capture_search_moves
+from engine.ordering import CHECK_BONUS, plausibility
 from engine.score import EVAL_LIMIT
 
 POLICY_TEMPERATURE_CP = 100.0

@@ -6,10 +6,10 @@ import random
 
 import chess
 
+from engine.captures import capture_search_moves
 from engine.eval_terms.bits import popcount_by_table
 from engine.ordering import (
     capture_gain,
-    capture_search_moves,
     exchange_gain,
     gives_check,
     plausibility,

@@ -1,0 +1,166 @@
+"""Captures and promotions with their ordering gains, generated straight from the bitboards.
+
+The searches order captures by `engine.ordering.exchange_gain` and used to get them from
+python-chess's `generate_pseudo_legal_captures`, a generator that re-derives each piece's type
+and attacks and yields one move at a time, then score each move with two more piece look-ups and
+an attack test. Here one pass over our pieces builds the (gain, move) list: the attacker's type is
+known from the loop, the victim's is read once, and the static exchange runs only where
+`capture_gain`'s guess is a loss. Measured on the bench (CPython 3.11, profile), generating and
+scoring the capture-search moves took a quarter of the search time.
+
+The list is in python-chess's generation order (pieces from the highest square down, each one's
+targets from the highest down; then pawn captures likewise, promotions queen, rook, bishop,
+knight; then en passant), so a stable sort by gain orders moves exactly as before and the
+search, and its bench node count, are unchanged.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from engine.ordering import VALUE, by_key, static_exchange
+
+_SQUARES = chess.BB_SQUARES
+_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
+_KING_ATTACKS = chess.BB_KING_ATTACKS
+_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
+_DIAG_MASKS = chess.BB_DIAG_MASKS
+_RANK_ATTACKS = chess.BB_RANK_ATTACKS
+_RANK_MASKS = chess.BB_RANK_MASKS
+_FILE_ATTACKS = chess.BB_FILE_ATTACKS
+_FILE_MASKS = chess.BB_FILE_MASKS
+_BACKRANKS = chess.BB_BACKRANKS
+_PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+"""python-chess's order of the promotions of one pawn move."""
+_PAWN = VALUE[chess.PAWN]
+_PAWN_GAIN_CUT = _PAWN // 10
+"""What `capture_gain` takes off a pawn's capture (value - cost // 10, never a loss)."""
+PROMOTION_GAIN = {piece: VALUE[piece] - _PAWN - _PAWN_GAIN_CUT for piece in _PROMOTIONS}
+"""`exchange_gain` of a promotion by a push (the new piece less the pawn, never a loss)."""
+EN_PASSANT_GAIN = _PAWN - _PAWN_GAIN_CUT
+"""`exchange_gain` of an en passant capture."""
+
+
+def scored_captures(board: chess.Board) -> list[tuple[int, chess.Move]]:
+    """Every pseudo-legal capture (en passant and capturing promotions included) as
+    (`exchange_gain`, move), in `board.generate_pseudo_legal_captures()`'s order."""
+    us = board.turn
+    ours = board.occupied_co[us]
+    theirs = board.occupied_co[not us]
+    occupied = board.occupied
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens, kings = board.rooks, board.queens, board.kings
+    scored: list[tuple[int, chess.Move]] = []
+    append = scored.append
+    Move = chess.Move
+
+    pieces = ours & ~pawns
+    while pieces:
+        from_sq = pieces.bit_length() - 1
+        from_bb = _SQUARES[from_sq]
+        pieces ^= from_bb
+        if knights & from_bb:
+            cost = VALUE[chess.KNIGHT]
+            targets = _KNIGHT_ATTACKS[from_sq]
+        elif kings & from_bb:
+            cost = VALUE[chess.KING]
+            targets = _KING_ATTACKS[from_sq]
+        else:
+            targets = 0
+            if bishops & from_bb or queens & from_bb:
+                targets = _DIAG_ATTACKS[from_sq][_DIAG_MASKS[from_sq] & occupied]
+            if rooks & from_bb or queens & from_bb:
+                targets |= (_RANK_ATTACKS[from_sq][_RANK_MASKS[from_sq] & occupied]
+                            | _FILE_ATTACKS[from_sq][_FILE_MASKS[from_sq] & occupied])
+            cost = VALUE[chess.QUEEN if queens & from_bb
+                         else chess.BISHOP if bishops & from_bb else chess.ROOK]
+        targets &= theirs
+        while targets:
+            to_sq = targets.bit_length() - 1
+            to_bb = _SQUARES[to_sq]
+            targets ^= to_bb
+            value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
+            move = Move(from_sq, to_sq)
+            if value >= cost:
+                append((value - cost // 10, move))
+            elif board.attackers_mask(not us, to_sq):
+                append((static_exchange(board, move), move))
+            else:
+                append((value, move))
+
+    our_pawns = pawns & ours
+    pawn_attacks = _PAWN_ATTACKS[us]
+    bb = our_pawns
+    while bb:
+        from_sq = bb.bit_length() - 1
+        bb ^= _SQUARES[from_sq]
+        targets = pawn_attacks[from_sq] & theirs
+        while targets:
+            to_sq = targets.bit_length() - 1
+            to_bb = _SQUARES[to_sq]
+            targets ^= to_bb
+            value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
+            if to_bb & _BACKRANKS:
+                for piece in _PROMOTIONS:
+                    append((value + PROMOTION_GAIN[piece], Move(from_sq, to_sq, piece)))
+            else:
+                append((value - _PAWN_GAIN_CUT, Move(from_sq, to_sq)))
+
+    ep = board.ep_square
+    if ep and not occupied & _SQUARES[ep]:
+        capturers = our_pawns & _PAWN_ATTACKS[not us][ep] & chess.BB_RANKS[4 if us else 3]
+        while capturers:
+            from_sq = capturers.bit_length() - 1
+            capturers ^= _SQUARES[from_sq]
+            append((EN_PASSANT_GAIN, Move(from_sq, ep)))
+    return scored
+
+
+def scored_promotion_pushes(board: chess.Board,
+                            pieces: tuple[int, ...] = _PROMOTIONS) -> list[tuple[int, chess.Move]]:
+    """Promotions by a pawn push to the given pieces as (`exchange_gain`, move), in python-chess's
+    order (target squares from the highest down, promotions in the order of `pieces`)."""
+    us = board.turn
+    pawns = board.pawns & board.occupied_co[us] & (chess.BB_RANK_7 if us else chess.BB_RANK_2)
+    if not pawns:
+        return []
+    pushed = (pawns << 8 if us else pawns >> 8) & ~board.occupied
+    step = -8 if us else 8
+    scored = []
+    while pushed:
+        to_sq = pushed.bit_length() - 1
+        pushed ^= _SQUARES[to_sq]
+        for piece in pieces:
+            scored.append((PROMOTION_GAIN[piece], chess.Move(to_sq + step, to_sq, piece)))
+    return scored
+
+
+def _victim_value(to_bb: int, pawns: int, knights: int, bishops: int, rooks: int,
+                  queens: int) -> int:
+    """Value of the piece on an occupied square (`VALUE` by type; a king otherwise)."""
+    if pawns & to_bb:
+        return VALUE[chess.PAWN]
+    if knights & to_bb:
+        return VALUE[chess.KNIGHT]
+    if bishops & to_bb:
+        return VALUE[chess.BISHOP]
+    if rooks & to_bb:
+        return VALUE[chess.ROOK]
+    if queens & to_bb:
+        return VALUE[chess.QUEEN]
+    return VALUE[chess.KING]
+
+
+def capture_search_moves(board: chess.Board, threshold: int = -1) -> list[chess.Move]:
+    """The moves a capture search tries, best expected gain first (pseudo-legal).
+
+    Captures that do not lose material by static exchange (`exchange_gain` >= 0) and above
+    `threshold` (a search's delta pruning), and queen promotions whatever the threshold
+    (Greenblatt 1967's unlimited capture search, Greenblatt et al. 1967, with CPW's delta pruning
+    and SEE pruning of losing captures).
+    """
+    noisy = [item for item in scored_captures(board) if item[0] >= 0 and item[0] > threshold]
+    noisy += scored_promotion_pushes(board, (chess.QUEEN,))
+    noisy.sort(key=by_key, reverse=True)
+    return [move for _, move in noisy]

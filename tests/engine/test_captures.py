@@ -1,0 +1,70 @@
+"""The bitboard capture generator gives python-chess's captures, in its order, with the gains the
+ordering computes move by move: the search's move order, hence its node count, depends on both."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+
+from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.ordering import by_key, exchange_gain
+from tests.engine.test_ordering import random_positions
+
+PROMOTING = [  # capturing promotions, pushes to the back rank, a blocked pawn, en passant
+    "r1n1k3/1P6/8/8/8/8/6p1/K4N1R b - - 0 1",
+    "r1n1k3/1P6/8/8/8/8/6p1/K4N1R w - - 0 1",
+    "1n2k3/P1P5/8/8/8/8/8/K7 w - - 0 1",
+    "4k3/8/8/1pP5/8/8/8/4K3 w - b6 0 2",
+    "4k3/8/8/8/2pPp3/8/8/4K3 b - d3 0 2",
+]
+
+
+def chess960_positions(count: int, seed: int = 11) -> list[chess.Board]:
+    """Positions from random play out of random Chess960 starts."""
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        for _ in range(rng.randint(1, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        boards.append(board)
+    return boards
+
+
+def test_scored_captures_match_python_chess_in_order():
+    boards = ([chess.Board(fen) for fen in PROMOTING] + random_positions(300)
+              + chess960_positions(60))
+    captures = en_passant = promotions = 0
+    for board in boards:
+        expected = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
+        assert scored_captures(board) == expected, board.fen()
+        captures += len(expected)
+        en_passant += sum(board.is_en_passant(m) for _, m in expected)
+        promotions += sum(bool(m.promotion) for _, m in expected)
+    assert captures > 1000 and en_passant >= 2 and promotions >= 8
+
+
+def test_scored_promotion_pushes_match_python_chess_in_order():
+    for board in [chess.Board(fen) for fen in PROMOTING] + random_positions(100):
+        us = board.turn
+        pawns = board.pawns & board.occupied_co[us] & chess.BB_RANKS[6 if us else 1]
+        expected = [(exchange_gain(board, m), m)
+                    for m in board.generate_pseudo_legal_moves(pawns, ~board.occupied)]
+        assert scored_promotion_pushes(board) == expected, board.fen()
+        queens = [item for item in expected if item[1].promotion == chess.QUEEN]
+        assert scored_promotion_pushes(board, (chess.QUEEN,)) == queens
+    assert len(scored_promotion_pushes(chess.Board(PROMOTING[2]))) == 8
+
+
+def test_capture_search_moves_are_the_winning_captures_best_first():
+    for board in [chess.Board(fen) for fen in PROMOTING] + random_positions(200):
+        noisy = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
+        kept = [(g, m) for g, m in noisy if g > 50]
+        kept += [(exchange_gain(board, m), m) for m in board.pseudo_legal_moves
+                 if m.promotion == chess.QUEEN and not board.is_capture(m)]
+        kept.sort(key=by_key, reverse=True)
+        assert capture_search_moves(board, 50) == [m for _, m in kept], board.fen()
