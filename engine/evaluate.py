@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import sub
 
 import chess
 
@@ -141,6 +142,7 @@ class Evaluator:
         if cache_size < 0:
             raise ValueError(f"cache_size must not be negative, got {cache_size}")
         self._cache: dict[tuple[int, ...], int] = {}
+        self._material_cache: dict[tuple[Counts, Counts], MaterialEntry] = {}
         self._cache_size = cache_size
         self.material = material if material is not None else MaterialValues()
         self.knowledge = _knowledge_fractions(knowledge)
@@ -181,26 +183,14 @@ class Evaluator:
     def _white_terms(self, board: chess.Board) -> list[int]:
         """All terms in TERMS order, from White's point of view."""
         white, black, counts_w, counts_b, wb, bb = board_sides(board)
-        phase = game_phase(counts_w, counts_b)
-
-        packed = self._packed
-        material = 0
-        for i in range(5):
-            material += (counts_w[i] - counts_b[i]) * packed[i]
-
+        phase, material, ratio, scales = self._material_entry(counts_w, counts_b)
         middle, end = phase, PHASE_MAX - phase
-        values = []
-        for packed_score in (
-            material, white[0] - black[0], white[1] - black[1], white[2] - black[2],
-            white[3] - black[3], white[4] - black[4], white[5] - black[5],
-            white[6] - black[6], white[7] - black[7],
-        ):
-            eg = (packed_score + HALF) >> 16
-            values.append(int(((packed_score - (eg << 16)) * middle + eg * end) / PHASE_MAX))
-        values.append(0)  # endgame scaling, below
-        values.append(self.ratio_term(counts_w, counts_b))
-        eg = (white[8] - black[8] + HALF) >> 16
-        values.append(int(((white[8] - black[8] - (eg << 16)) * middle + eg * end) / PHASE_MAX))
+        tapered = [
+            int(((score - (((score + HALF) >> 16) << 16)) * middle
+                 + ((score + HALF) >> 16) * end) / PHASE_MAX)
+            for score in map(sub, white, black)
+        ]
+        values = [material, *tapered[:8], 0, ratio, tapered[8]]  # 0: endgame scaling, below
         fractions = self.knowledge
         if not self._full_knowledge:
             for i in range(12):
@@ -209,11 +199,35 @@ class Evaluator:
 
         total = sum(values)
         if total:
-            raw = self.scale(counts_w, counts_b, wb, bb, total > 0)
+            raw = scales[2 * (total > 0) + opposite_bishops(counts_w, counts_b, wb, bb)]
             if raw != SCALE_NONE:
                 factor = scale_with_knowledge(raw, fractions[9])
                 values[9] = int(total * factor) - total
         return values
+
+    def _material_entry(self, counts_w: Counts, counts_b: Counts) -> MaterialEntry:
+        """What depends on the piece counts alone, cached by them as an engine's material hash
+        table is (CPW "Material Hash Table"): the counts change at captures only, so nearly every
+        evaluation finds its entry."""
+        key = (counts_w, counts_b)
+        entry = self._material_cache.get(key)
+        if entry is None:
+            phase = game_phase(counts_w, counts_b)
+            packed = self._packed
+            score = 0
+            for i in range(5):
+                score += (counts_w[i] - counts_b[i]) * packed[i]
+            eg = (score + HALF) >> 16
+            material = int(((score - (eg << 16)) * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX)
+            scales = tuple(
+                self._scale(counts_w, counts_b, white_strong, opposite)
+                for white_strong in (False, True) for opposite in (False, True)
+            )
+            entry = (phase, material, self.ratio_term(counts_w, counts_b), scales)
+            if len(self._material_cache) >= MATERIAL_CACHE_SIZE:
+                self._material_cache.clear()
+            self._material_cache[key] = entry
+        return entry
 
     def ratio_term(self, counts_w: Counts, counts_b: Counts) -> int:
         """Greenblatt's piece-ratio term for White, from the piece counts (pawn to queen)."""
@@ -228,12 +242,14 @@ class Evaluator:
               white_strong: bool) -> int:
         """Endgame scale factor in 64ths for the stronger side's advantage (SCALE_NONE: none).
         ``wb``/``bb`` are White's and Black's bishops."""
+        return self._scale(counts_w, counts_b, white_strong,
+                           opposite_bishops(counts_w, counts_b, wb, bb))
+
+    def _scale(self, counts_w: Counts, counts_b: Counts, white_strong: bool,
+               opposite: bool) -> int:
+        """`scale` with whether the bishops are a single pair of opposite colours given."""
         strong, weak = (counts_w, counts_b) if white_strong else (counts_b, counts_w)
-        opposite_bishops = (
-            counts_w[2] == 1 and counts_b[2] == 1
-            and bool(wb & LIGHT_SQUARES) != bool(bb & LIGHT_SQUARES)
-        )
-        if strong[0] and not opposite_bishops:
+        if strong[0] and not opposite:
             return SCALE_NONE
         mg = self._mg
         return endgame_scale(
@@ -242,7 +258,7 @@ class Evaluator:
             sum(weak[i] * mg[i] for i in range(1, 5)),
             strong[1] == 2 and not (strong[2] or strong[3] or strong[4]),
             mg[1] if mg[1] > mg[2] else mg[2],
-            opposite_bishops,
+            opposite,
             not (counts_w[1] or counts_b[1] or counts_w[3] or counts_b[3]
                  or counts_w[4] or counts_b[4]),
         )
@@ -277,6 +293,19 @@ def board_sides(board: chess.Board) -> tuple[tuple, tuple, Counts, Counts, int, 
     counts_w = (popcount(wp), popcount(wn), popcount(wb), popcount(wr), popcount(wq))
     counts_b = (popcount(bp), popcount(bn), popcount(bb), popcount(br), popcount(bq))
     return white, black, counts_w, counts_b, wb, bb
+
+
+MaterialEntry = tuple[int, int, int, tuple[int, int, int, int]]
+"""Game phase, tapered material term, piece-ratio term, and the endgame scale factor indexed by
+2 * (White is the stronger side) + (the bishops are a single pair of opposite colours)."""
+MATERIAL_CACHE_SIZE = 1 << 14
+"""Entries of an evaluator's material table before it is emptied (a game sees a few hundred)."""
+
+
+def opposite_bishops(counts_w: Counts, counts_b: Counts, wb: int, bb: int) -> bool:
+    """Whether each side has a single bishop and they run on squares of different colours."""
+    return (counts_w[2] == 1 and counts_b[2] == 1
+            and bool(wb & LIGHT_SQUARES) != bool(bb & LIGHT_SQUARES))
 
 
 def game_phase(counts_w: Counts, counts_b: Counts) -> int:

@@ -238,18 +238,31 @@ def test_pypy_gives_the_same_values() -> None:
 
 
 def test_caches_are_bounded_and_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Placement, pawn and material caches: a fresh evaluator per position computes every
+    entry; one evaluator (with custom material, knowledge: the material table belongs to it)
+    over all positions, twice, reads them back."""
+    from engine import evaluate as evaluate_module
     from engine.eval_terms import pawns
 
     boards = random_positions(150, seed=5)
-    reference = [Evaluator(cache_size=0).evaluate(b) for b in boards]
-    small = Evaluator(cache_size=4)
+    material = MaterialValues.from_middlegame({1: 90, 2: 350, 3: 310, 4: 480, 5: 1000})
+    settings = [({}, None), ({"endgame_scaling": 0.5, "piece_ratio": 0.3}, material)]
     monkeypatch.setattr(pawns, "CACHE_LIMIT", 3)
-    pawns._CACHE.clear()
-    for _ in range(2):  # the second pass reads what the caches kept
-        assert [small.evaluate(b) for b in boards] == reference
-        assert [small.evaluate(b.mirror()) for b in boards] == reference
-        assert len(small._cache) <= 4
-        assert len(pawns._CACHE) <= 3
+    monkeypatch.setattr(evaluate_module, "MATERIAL_CACHE_SIZE", 3)
+    for knowledge, values in settings:
+        reference = [Evaluator(knowledge, values, cache_size=0).evaluate(b) for b in boards]
+        small = Evaluator(knowledge, values, cache_size=4)
+        pawns._CACHE.clear()
+        for _ in range(2):  # the second pass reads what the caches kept
+            assert [small.evaluate(b) for b in boards] == reference
+            assert [small.evaluate(b.mirror()) for b in boards] == reference
+            assert len(small._cache) <= 4
+            assert len(pawns._CACHE) <= 3
+            assert len(small._material_cache) <= 3
+    shared = Evaluator(cache_size=0)
+    for board in boards:
+        shared.evaluate(board)
+    assert 0 < len(shared._material_cache) < len(boards) / 2  # positions share material
     # The cache is keyed by placement: the side to move and castling rights still count.
     board = chess.Board(MIDDLEGAMES[1])
     value = small.evaluate(board)
