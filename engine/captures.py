@@ -5,8 +5,9 @@ python-chess's `generate_pseudo_legal_captures`, a generator that re-derives eac
 and attacks and yields one move at a time, then score each move with two more piece look-ups and
 an attack test. Here one pass over our pieces builds the (gain, move) list: the attacker's type is
 known from the loop, the victim's is read once, and the static exchange runs only where
-`capture_gain`'s guess is a loss. Measured on the bench (CPython 3.11, profile), generating and
-scoring the capture-search moves took a quarter of the search time.
+`capture_gain`'s guess is a loss and could lift the gain above the capture search's floor
+(its delta-pruning threshold, and no losing captures). Measured on the bench (CPython 3.11,
+profile), generating and scoring the capture-search moves took a quarter of the search time.
 
 The list is in python-chess's generation order (pieces from the highest square down, each one's
 targets from the highest down; then pawn captures likewise, promotions queen, rook, bishop,
@@ -31,6 +32,8 @@ _RANK_MASKS = chess.BB_RANK_MASKS
 _FILE_ATTACKS = chess.BB_FILE_ATTACKS
 _FILE_MASKS = chess.BB_FILE_MASKS
 _BACKRANKS = chess.BB_BACKRANKS
+NO_FLOOR = -(1 << 30)
+"""A floor below every gain: `scored_captures` keeps every capture."""
 _PROMOTIONS = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 """python-chess's order of the promotions of one pawn move."""
 _PAWN = VALUE[chess.PAWN]
@@ -42,15 +45,21 @@ EN_PASSANT_GAIN = _PAWN - _PAWN_GAIN_CUT
 """`exchange_gain` of an en passant capture."""
 
 
-def scored_captures(board: chess.Board) -> list[tuple[int, chess.Move]]:
-    """Every pseudo-legal capture (en passant and capturing promotions included) as
-    (`exchange_gain`, move), in `board.generate_pseudo_legal_captures()`'s order."""
+def scored_captures(board: chess.Board, floor: int = NO_FLOOR) -> list[tuple[int, chess.Move]]:
+    """Every pseudo-legal capture (en passant and capturing promotions included) whose gain is
+    above `floor`, as (`exchange_gain`, move), in `board.generate_pseudo_legal_captures()`'s
+    order.
+
+    A capture whose victim is worth no more than `floor` is dropped without its static exchange,
+    which never comes out above the victim's value."""
     us = board.turn
     ours = board.occupied_co[us]
     theirs = board.occupied_co[not us]
     occupied = board.occupied
     pawns, knights, bishops = board.pawns, board.knights, board.bishops
     rooks, queens, kings = board.rooks, board.queens, board.kings
+    diagonal = bishops | queens
+    straight = rooks | queens
     scored: list[tuple[int, chess.Move]] = []
     append = scored.append
     Move = chess.Move
@@ -61,33 +70,38 @@ def scored_captures(board: chess.Board) -> list[tuple[int, chess.Move]]:
         from_bb = _SQUARES[from_sq]
         pieces ^= from_bb
         if knights & from_bb:
+            targets = _KNIGHT_ATTACKS[from_sq] & theirs
             cost = VALUE[chess.KNIGHT]
-            targets = _KNIGHT_ATTACKS[from_sq]
         elif kings & from_bb:
+            targets = _KING_ATTACKS[from_sq] & theirs
             cost = VALUE[chess.KING]
-            targets = _KING_ATTACKS[from_sq]
         else:
             targets = 0
-            if bishops & from_bb or queens & from_bb:
+            if diagonal & from_bb:
                 targets = _DIAG_ATTACKS[from_sq][_DIAG_MASKS[from_sq] & occupied]
-            if rooks & from_bb or queens & from_bb:
+            if straight & from_bb:
                 targets |= (_RANK_ATTACKS[from_sq][_RANK_MASKS[from_sq] & occupied]
                             | _FILE_ATTACKS[from_sq][_FILE_MASKS[from_sq] & occupied])
+            targets &= theirs
             cost = VALUE[chess.QUEEN if queens & from_bb
                          else chess.BISHOP if bishops & from_bb else chess.ROOK]
-        targets &= theirs
         while targets:
             to_sq = targets.bit_length() - 1
             to_bb = _SQUARES[to_sq]
             targets ^= to_bb
             value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
-            move = Move(from_sq, to_sq)
             if value >= cost:
-                append((value - cost // 10, move))
-            elif board.attackers_mask(not us, to_sq):
-                append((static_exchange(board, move), move))
-            else:
-                append((value, move))
+                gain = value - cost // 10
+                if gain > floor:
+                    append((gain, Move(from_sq, to_sq)))
+            elif value > floor:
+                if board.attackers_mask(not us, to_sq):
+                    move = Move(from_sq, to_sq)
+                    gain = static_exchange(board, move)
+                    if gain > floor:
+                        append((gain, move))
+                else:
+                    append((value, Move(from_sq, to_sq)))
 
     our_pawns = pawns & ours
     pawn_attacks = _PAWN_ATTACKS[us]
@@ -103,12 +117,14 @@ def scored_captures(board: chess.Board) -> list[tuple[int, chess.Move]]:
             value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
             if to_bb & _BACKRANKS:
                 for piece in _PROMOTIONS:
-                    append((value + PROMOTION_GAIN[piece], Move(from_sq, to_sq, piece)))
-            else:
+                    gain = value + PROMOTION_GAIN[piece]
+                    if gain > floor:
+                        append((gain, Move(from_sq, to_sq, piece)))
+            elif value - _PAWN_GAIN_CUT > floor:
                 append((value - _PAWN_GAIN_CUT, Move(from_sq, to_sq)))
 
     ep = board.ep_square
-    if ep and not occupied & _SQUARES[ep]:
+    if ep and not occupied & _SQUARES[ep] and EN_PASSANT_GAIN > floor:
         capturers = our_pawns & _PAWN_ATTACKS[not us][ep] & chess.BB_RANKS[4 if us else 3]
         while capturers:
             from_sq = capturers.bit_length() - 1
@@ -160,7 +176,7 @@ def capture_search_moves(board: chess.Board, threshold: int = -1) -> list[chess.
     (Greenblatt 1967's unlimited capture search, Greenblatt et al. 1967, with CPW's delta pruning
     and SEE pruning of losing captures).
     """
-    noisy = [item for item in scored_captures(board) if item[0] >= 0 and item[0] > threshold]
+    noisy = scored_captures(board, max(threshold, -1))
     noisy += scored_promotion_pushes(board, (chess.QUEEN,))
     noisy.sort(key=by_key, reverse=True)
     return [move for _, move in noisy]

@@ -42,6 +42,9 @@ def test_scored_captures_match_python_chess_in_order():
     for board in boards:
         expected = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
         assert scored_captures(board) == expected, board.fen()
+        for floor in (-1, 0, 95, 300):
+            kept = [item for item in expected if item[0] > floor]
+            assert scored_captures(board, floor) == kept, (board.fen(), floor)
         captures += len(expected)
         en_passant += sum(board.is_en_passant(m) for _, m in expected)
         promotions += sum(bool(m.promotion) for _, m in expected)
