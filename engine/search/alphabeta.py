@@ -24,6 +24,7 @@ import time
 import chess
 
 from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.make import push
 from engine.ordering import by_key, capture_gain, gives_check, plausibility, quiet_order_key
 from engine.score import (
     INFINITE,
@@ -449,7 +450,7 @@ class AlphaBetaSearch:
             quiet = not move.promotion and not board.is_capture(move)
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
-            board.push(move)
+            push(board, move)
             if not in_check and board.was_into_check():
                 board.pop()
                 continue
@@ -694,7 +695,7 @@ class AlphaBetaSearch:
         if in_check:
             best = mated_in(ply)
             for move in self.moves(board, None, ply, 0, True):
-                board.push(move)
+                push(board, move)
                 score = -self.quiesce(-beta, -alpha, ply + 1)
                 board.pop()
                 if score > best:
@@ -711,7 +712,7 @@ class AlphaBetaSearch:
             alpha = stand
         best = stand
         for move in capture_search_moves(board, alpha - stand - DELTA_MARGIN):
-            board.push(move)
+            push(board, move)
             if board.was_into_check():
                 board.pop()
                 continue
