@@ -640,9 +640,11 @@ class AlphaBetaSearch:
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:
+            if move == tt_move:
+                continue
             if gain < 0:
                 losing.append(move)
-            elif move != tt_move:
+            else:
                 yield move
         killers = [k for k in self.killers[ply] if k is not None and k != tt_move]
         for killer in killers:

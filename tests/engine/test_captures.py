@@ -8,8 +8,13 @@ import random
 import chess
 
 from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.evaluate import Evaluator
 from engine.ordering import by_key, exchange_gain
+from engine.search.alphabeta import AlphaBetaSearch
+from engine.search.context import SearchContext
+from engine.tt import TranspositionTable
 from tests.engine.test_ordering import random_positions
+from timecontrol.stopper import ChainedStopper, DepthStopper
 
 PROMOTING = [  # capturing promotions, pushes to the back rank, a blocked pawn, en passant
     "r1n1k3/1P6/8/8/8/8/6p1/K4N1R b - - 0 1",
@@ -71,3 +76,31 @@ def test_capture_search_moves_are_the_winning_captures_best_first():
                  if m.promotion == chess.QUEEN and not board.is_capture(m)]
         kept.sort(key=by_key, reverse=True)
         assert capture_search_moves(board, 50) == [m for _, m in kept], board.fen()
+
+
+def test_search_moves_are_each_move_once_in_stages():
+    """The alpha-beta move generator, fed by `scored_captures`: every pseudo-legal move exactly
+    once (every legal move in check), the table move first, killers before other quiet moves."""
+    rng = random.Random(3)
+    boards = ([chess.Board(fen) for fen in PROMOTING] + random_positions(120)
+              + chess960_positions(20))
+    for board in boards:
+        search = AlphaBetaSearch(SearchContext(
+            board=board, evaluator=Evaluator(), tt=TranspositionTable(1),
+            stopper=ChainedStopper([DepthStopper(1)]), send=lambda line: None,
+        ))
+        in_check = board.is_check()
+        expected = list(board.legal_moves if in_check else board.pseudo_legal_moves)
+        if not expected:
+            continue
+        quiets = [m for m in expected if not board.is_capture(m) and not m.promotion]
+        killers = rng.sample(quiets, min(2, len(quiets)))
+        search.killers[3] = killers + [None] * (2 - len(killers))
+        tt_move = rng.choice(expected)
+        for depth in (1, 4):
+            yielded = list(search.moves(board, tt_move, 3, depth, in_check))
+            assert sorted(yielded, key=str) == sorted(expected, key=str), board.fen()
+            assert yielded[0] == tt_move
+            if not in_check:
+                others = [yielded.index(m) for m in quiets if m not in killers and m != tt_move]
+                assert all(yielded.index(k) < min(others, default=999) for k in killers)
