@@ -23,7 +23,7 @@ import time
 
 import chess
 
-from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.captures import CaptureTable, scored_promotion_pushes
 from engine.make import push
 from engine.ordering import by_key, capture_gain, gives_check, plausibility, quiet_order_key
 from engine.score import (
@@ -194,6 +194,7 @@ class AlphaBetaSearch:
         """No null move before this ply (set while a null-move cutoff is being verified)."""
         self.static_evals: list[int | None] = [None] * (MAX_PLY + 2)
         """Static evaluation of the node at each ply of the current line (None in check)."""
+        self.captures = CaptureTable()
 
     # -- driver -------------------------------------------------------------------------------
 
@@ -635,8 +636,7 @@ class AlphaBetaSearch:
         if tt_move is not None:
             yield tt_move
         us = board.turn
-        noisy = scored_captures(board)
-        noisy += scored_promotion_pushes(board)
+        noisy = self.captures.scored(board) + scored_promotion_pushes(board)
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:
@@ -713,7 +713,7 @@ class AlphaBetaSearch:
         if stand > alpha:
             alpha = stand
         best = stand
-        for move in capture_search_moves(board, alpha - stand - DELTA_MARGIN):
+        for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
             push(board, move)
             if board.was_into_check():
                 board.pop()

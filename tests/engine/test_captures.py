@@ -7,7 +7,12 @@ import random
 
 import chess
 
-from engine.captures import capture_search_moves, scored_captures, scored_promotion_pushes
+from engine.captures import (
+    CaptureTable,
+    capture_search_moves,
+    scored_captures,
+    scored_promotion_pushes,
+)
 from engine.evaluate import Evaluator
 from engine.ordering import by_key, exchange_gain
 from engine.search.alphabeta import AlphaBetaSearch
@@ -104,3 +109,26 @@ def test_search_moves_are_each_move_once_in_stages():
             if not in_check:
                 others = [yielded.index(m) for m in quiets if m not in killers and m != tt_move]
                 assert all(yielded.index(k) < min(others, default=999) for k in killers)
+
+
+def test_capture_table_gives_the_lists_of_each_position_and_stays_bounded():
+    """Asked again (the same position reached anew, mirrored side to move, a different en
+    passant square), the table answers what the generator computes for that position."""
+    boards = [chess.Board(fen) for fen in PROMOTING] + random_positions(150)
+    table = CaptureTable(size=64)
+    for _ in range(2):
+        for board in boards:
+            for threshold in (-1, 150):
+                assert (table.search_moves(board, threshold)
+                        == capture_search_moves(board, threshold)), board.fen()
+            assert table.scored(board) == scored_captures(board)
+            assert len(table._lists) <= 64
+    with_ep = chess.Board("4k3/8/8/2n1p3/2pPp3/8/8/4K3 b - d3 0 2")
+    without_ep = with_ep.copy()
+    without_ep.ep_square = None
+    other_side = with_ep.copy()
+    other_side.turn = chess.WHITE
+    table = CaptureTable()
+    for board in (with_ep, without_ep, other_side):
+        assert table.scored(board) == scored_captures(board)
+    assert len({len(scored_captures(b)) for b in (with_ep, without_ep, other_side)}) == 3
