@@ -20,22 +20,28 @@ from lab.tournament import Tournament
 def elo_text(tournament: Tournament, player: str) -> str:
     """'name +5 -3 =2 (60.0%) Elo +70.4 ± 120.3' for one player.
 
-    The Elo and its interval appear once the games hold two different outcomes (pairs, when
-    openings are paired): before that the spread comes from the zero cells' regularisation, not
-    from the games, and one won pair would read "-1041 ± 396", one split pair "+0.0 ± 34.0".
+    The Elo and its interval appear once `spread_measured`: one won pair would otherwise read
+    "-1041 ± 396", one split pair "+0.0 ± 34.0" (the SPRT's corrected estimate "+950.8 [+669.0,
+    +1000.0]"), spreads of the zero cells' regularisation alone.
     """
     standing = tournament.standings[player]
     text = f"{player} +{standing.wins} -{standing.losses} ={standing.draws}"
     if standing.games:
         text += f" ({100 * standing.score:.1f}%)"
-        paired = tournament.exp.openings.paired
-        counts = standing.pentanomial() if paired else standing.trinomial()
-        if sum(1 for c in counts if c) < 2:
+        if not spread_measured(tournament, player):
             return text
-        est = standing.estimate(paired)
+        est = standing.estimate(tournament.exp.openings.paired)
         if math.isfinite(est.elo) and math.isfinite(est.error) and est.error > 0:
             text += f" Elo {est.elo + 0.0:+.1f} ± {est.error:.1f}"
     return text
+
+
+def spread_measured(tournament: Tournament, player: str) -> bool:
+    """Whether `player`'s games (pairs, when openings are paired) hold two different outcomes,
+    so that an interval around its Elo measures the games and not the zero cells' regularisation."""
+    standing = tournament.standings[player]
+    counts = standing.pentanomial() if tournament.exp.openings.paired else standing.trinomial()
+    return sum(1 for c in counts if c) >= 2
 
 
 def status_line(tournament: Tournament, started: float, played: int) -> str:
@@ -55,7 +61,7 @@ def status_line(tournament: Tournament, started: float, played: int) -> str:
         sprt = tournament.sprt_result
         parts.append(f"LLR {sprt.llr:+.2f} ({sprt.lower_bound:+.2f}, {sprt.upper_bound:+.2f})")
         corrected = tournament.sprt_estimate
-        if corrected is not None:
+        if corrected is not None and spread_measured(tournament, tournament.focus[0]):
             parts.append(f"SPRT Elo {corrected.elo:+.1f} [{corrected.lower:+.1f}, "
                          f"{corrected.upper:+.1f}]")
     return " | ".join(parts)

@@ -208,10 +208,12 @@ def test_progress_redraws_one_line_on_a_terminal_and_prints_lines_otherwise(tmp_
     steps = text.split("\r")[1:]
     # one WL pair: a single pentanomial cell, whose spread would be the regularisation's alone
     assert "a +1 -1 =0 (50.0%) |" in steps[1]
+    assert "LLR" in steps[1] and "SPRT Elo" not in steps[1]
     assert "a +1 -0 =0 (100.0%) |" in steps[0]
     last = steps[-1]
     assert last.startswith("4/4 games | a +2 -1 =1 (62.5%) Elo ")
     assert "time forfeits 1" in last and "games/min, ETA" in last and "LLR" in last
+    assert "SPRT Elo" in last
     out = plain.getvalue().splitlines()
     assert len(out) == 4
     assert out[1].startswith("game r0001-e01-g1: b - a 1-0 (time forfeit: Black loses on time")
