@@ -467,7 +467,8 @@ class UciEngine:
         factor = parse_factor(self.options["SmartPruningFactor"]) if mode == "mcts" else None
         return move_stopper(own, go, white, overhead, iterative=search.iterative(mode),
                             smart_pruning_factor=factor,
-                            iteration_factors=self.manager.iteration_factors)
+                            iteration_factors=self.manager.iteration_factors,
+                            equal_trees=self.manager.equal_trees)
 
     def think(self, ctx: SearchContext, go: GoParams, mode: str,
               pondering: Pondering | None) -> None:

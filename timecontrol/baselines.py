@@ -164,7 +164,7 @@ class StockfishParams:
     """`stockfish(move-overhead=10)`: the overhead in Stockfish's formula, its default 10 ms.
 
     The formula reserves it per remaining move (overhead*(2+mtg)), so the engine's own Move
-    Overhead (50 ms in the lab) there left 1 ms budgets below ~2.6 s of clock (issue 16); the
+    Overhead (then 50 ms) there left 1 ms budgets below ~2.6 s of clock (issue 16); the
     engine's overhead still caps the maximum at clock - overhead.
     """
 

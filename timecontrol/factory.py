@@ -3,9 +3,11 @@
 `create_manager("smooth(max-move-budget=0.3,mle-legacy(midpoint=50.0))")`; the names are in
 `MANAGERS`. Every key must be known to the named manager, and every error names the key.
 
-One key every manager accepts is read here: `iteration-factors=0/1`, whether an iterative search
-scales the manager's soft limit by Stockfish's iteration-boundary factors
-(`TimeManager.iteration_factors`; on for `stockfish`, off for the others).
+Two keys every manager accepts are read here: `iteration-factors=0/1`, whether an iterative
+search scales the manager's soft limit by Stockfish's iteration-boundary factors
+(`TimeManager.iteration_factors`; on for `stockfish`, off for the others), and `equal-trees=0/1`,
+whether an iterative search stops at the node count the manager plans
+(`TimeManager.equal_trees`; on for `smooth`; no effect for a manager that plans in time only).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def create_manager(spec: str) -> TimeManager:
     manager = builder(options)
     manager.iteration_factors = read_flag(options, "iteration-factors",
                                           manager.iteration_factors)
+    manager.equal_trees = read_flag(options, "equal-trees", manager.equal_trees)
     options.check_all_used()
     return manager
 

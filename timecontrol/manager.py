@@ -19,6 +19,11 @@ class TimeManager:
     iteration-boundary factors (timecontrol.iteration_stop): off by default, as the smooth
     manager plans trees of equal size per move; spec key `iteration-factors=0/1`
     (timecontrol.factory)."""
+    equal_trees = False
+    """Whether an iterative search stops at the node count the manager's stopper plans
+    (`Stopper.planned_nodes`) rather than at the soft time limit: every move then ends with a
+    tree of the same size, the smooth manager's second principle; spec key `equal-trees=0/1`
+    (timecontrol.factory), on for `smooth`."""
 
     def new_game(self) -> None:
         """Forget every estimate (`ucinewgame`, or a position that does not continue the game)."""

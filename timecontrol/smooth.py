@@ -183,6 +183,7 @@ class SmoothManager(TimeManager):
     """The `smooth` preset: state across the moves of one game, one `SmoothStopper` per move."""
 
     name = "smooth"
+    equal_trees = True
 
     def __init__(self, params: SmoothParams | None = None) -> None:
         self.params = params or SmoothParams()
@@ -259,7 +260,7 @@ class SmoothManager(TimeManager):
         state.alloc_ms = budget.alloc_ms
         figures = {"tm": self.name, "budget_ms": int(budget.alloc_ms),
                    "hard_ms": int(budget.alloc_ms), **plan_figures(budget, state)}
-        return SmoothStopper(self, budget.alloc_ms, figures)
+        return SmoothStopper(self, budget.alloc_ms, figures, budget.new_nodes)
 
 
 def plan_figures(budget: SmoothBudget, state: SmoothState) -> dict[str, object]:
@@ -280,6 +281,8 @@ class SmoothStopper(Stopper):
     manager: SmoothManager
     alloc_ms: float
     figures: dict[str, object]
+    new_nodes: float
+    """The nodes the plan asks this move to add to the tree it kept (reference §2)."""
     generation: int = field(init=False, default=-1)
     done: bool = field(init=False, default=False)
 
@@ -301,6 +304,9 @@ class SmoothStopper(Stopper):
         if self._current():
             self.manager.search_done(stats.time_since_movestart_ms, stats.total_nodes)
             self.done = True
+
+    def planned_nodes(self) -> float | None:
+        return self.new_nodes
 
     def telemetry(self) -> dict[str, object]:
         """The plan's figures and, once the move is made, the estimators after its update."""

@@ -239,6 +239,8 @@ class SmoothLc0Manager(SmoothManager):
     """The `smooth-lc0` preset (Lc0 v2); state across the moves of one game."""
 
     name = "smooth-lc0"
+    equal_trees = False
+    """Lc0's stop in time, as it is in Lc0 (`equal-trees=1` makes the trees equal)."""
     params: SmoothLc0Params
     state: SmoothLc0State
 
@@ -298,7 +300,7 @@ class SmoothLc0Manager(SmoothManager):
         figures = {"tm": self.name, "budget_ms": budget.deadline_ms,
                    "hard_ms": budget.deadline_ms + budget.allowed_ms,
                    **plan_figures(budget, state), "bank_ms": budget.bank_ms}
-        stopper = SmoothLc0Stopper(self, float(budget.deadline_ms), figures,
+        stopper = SmoothLc0Stopper(self, float(budget.deadline_ms), figures, budget.new_nodes,
                                    allowed_ms=budget.allowed_ms)
         return stopper
 

@@ -88,6 +88,12 @@ class Stopper:
     def on_search_done(self, stats: SearchStats) -> None:
         """Called once when the move is made, whichever stopper ended the search."""
 
+    def planned_nodes(self) -> float | None:
+        """The tree size the manager plans for this move when it plans in nodes (the smooth
+        manager's target), None when it plans in time only; an iterative search of a manager
+        with `equal_trees` stops there (timecontrol.common)."""
+        return None
+
     def telemetry(self) -> dict[str, object]:
         """Per-move figures for the `info string tm` line; keys it does not have are absent."""
         return {}

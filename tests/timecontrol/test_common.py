@@ -113,3 +113,45 @@ def test_a_search_without_a_tree_has_tree_reuse_zero_from_the_start() -> None:
     first.on_search_done(at(1000.0, total_nodes=30_000))
     second = manager.make_stopper(go, ply=2, white=True, reused_nodes=None, move_overhead_ms=100)
     assert second.telemetry()["tree_reuse"] == 0.0
+
+
+def test_an_equal_trees_manager_stops_an_iterative_search_at_its_planned_nodes() -> None:
+    """Smooth plans in nodes: on a 60 s clock at 20k NPS (Lc0 overhead, no reuse) the plan is
+    T = 59950 ms over M = 51.5 moves, 59950*20000/1000/51.5 = 23281.55 nodes. An iterative search
+    stops there, mid-iteration if need be, with no soft limit in time; the hard limit stays."""
+    manager = SmoothManager(SmoothParams(overhead_per_move=False))
+    go = GoParams(wtime=60_000, btime=60_000)
+    own = manager.make_stopper(go, ply=0, white=True, reused_nodes=None, move_overhead_ms=50)
+    assert own.planned_nodes() == pytest.approx(59_950 * 20 / 51.5)
+    stopper = move_stopper(own, go, True, 50, iterative=True, equal_trees=True)
+    hints = StopperHints()
+    assert stopper.should_stop(at(100.0, nodes_since_movestart=20_000), hints) is None
+    assert hints.soft_remaining_ms == float("inf")
+    assert hints.remaining_nodes == pytest.approx(3281.55, abs=0.01)
+    budget = manager.state.alloc_ms
+    assert hints.remaining_ms == pytest.approx(HARD_FACTOR * budget - 100.0)
+    assert stopper.should_stop(at(100.0, nodes_since_movestart=23_282), StopperHints()) == (
+        "target-nodes")
+    fresh = SmoothManager(SmoothParams(overhead_per_move=False))
+    slow = move_stopper(fresh.make_stopper(go, ply=0, white=True, reused_nodes=None,
+                                           move_overhead_ms=50),
+                        go, True, 50, iterative=True, equal_trees=True)
+    assert slow.should_stop(at(HARD_FACTOR * budget + 0.01, nodes_since_movestart=10),
+                            StopperHints()) == "hard-limit"
+
+
+def test_without_equal_trees_the_planned_nodes_are_no_stop() -> None:
+    """The same plan read as a time budget (MCTS, or `equal-trees=0`): the node count is no
+    stop and no hint, and a manager that plans in time has no node count."""
+    go = GoParams(wtime=60_000, btime=60_000)
+    own = SmoothManager().make_stopper(go, ply=0, white=True, reused_nodes=None,
+                                       move_overhead_ms=50)
+    for stopper in (move_stopper(own, go, True, 50, iterative=True),
+                    move_stopper(own, go, True, 50, iterative=False)):
+        hints = StopperHints()
+        assert stopper.should_stop(at(1.0, nodes_since_movestart=10**9,
+                                      num_root_moves=20), hints) is None
+        assert hints.remaining_nodes == float("inf")
+    fraction = create_manager("fraction").make_stopper(go, ply=0, white=True,
+                                                       reused_nodes=None, move_overhead_ms=50)
+    assert fraction.planned_nodes() is None

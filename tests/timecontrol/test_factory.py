@@ -182,3 +182,14 @@ def test_a_move_no_manager_plans_asks_for_no_iteration_factors() -> None:
     hints = StopperHints()
     stopper.should_stop(SearchStats(time_since_movestart_ms=1.0), hints)
     assert hints.iteration_factors is False
+
+
+@pytest.mark.parametrize("spec", sorted(MANAGERS))
+def test_equal_trees_is_on_for_smooth_only_and_a_key_of_every_manager(spec: str) -> None:
+    """`smooth` makes its alpha-beta trees equal by default; smooth-lc0 stops in time as Lc0
+    does; `equal-trees=0/1` overrides either."""
+    assert create_manager(spec).equal_trees is (spec == "smooth")
+    for flag in (0, 1):
+        assert create_manager(f"{spec}(equal-trees={flag})").equal_trees is bool(flag)
+    with pytest.raises(TimeManagerSpecError, match="equal-trees"):
+        create_manager(f"{spec}(equal-trees=yes)")
