@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="comma-separated TimeManager specs (default: %(default)s)")
     parser.add_argument("--games", type=int, default=4, help="games per manager (even)")
     parser.add_argument("--tc", default="5+0.05", help="time control (default: %(default)s)")
-    parser.add_argument("--overhead", type=int, default=50,
+    parser.add_argument("--overhead", type=int, default=10,
                         help="the engine's Move Overhead in ms (default: %(default)s)")
     parser.add_argument("--interpreter", choices=("pypy", "cpython"),
                         help="our engine's interpreter (default: CPython)")

@@ -17,7 +17,7 @@ from timecontrol.common import HARD_FACTOR, SOFT_FRACTION
 from timecontrol.stopper import ChainedStopper, SearchStats, Stopper, StopperHints
 
 MODES = ("alphabeta", "greenblatt", "mcts")
-OVERHEAD_MS = 50  # the engine's default Move Overhead
+OVERHEAD_MS = 10  # the engine's default Move Overhead
 
 
 def go_record(mode: str, position: str, go: str, options: str = "") -> tuple[dict, float]:
@@ -79,11 +79,12 @@ def test_only_move_does_not_cut_an_exact_limit() -> None:
 
 
 def test_alphabeta_budget_is_soft_and_the_hard_limit_holds() -> None:
-    """A 20 s clock: no iteration starts past SOFT_FRACTION of the budget, and a running one is
-    cut at the hard limit (HARD_FACTOR times the budget); the telemetry has the clock, the plan
-    and the depth."""
+    """A 20 s clock, smooth read as a time budget (`equal-trees=0`): no iteration starts past
+    SOFT_FRACTION of the budget, and a running one is cut at the hard limit (HARD_FACTOR times
+    the budget); the telemetry has the clock, the plan and the depth."""
     record, wall = go_record("alphabeta", "position startpos moves e2e4",
-                             "go wtime 20000 btime 20000 winc 200 binc 200")
+                             "go wtime 20000 btime 20000 winc 200 binc 200",
+                             "setoption name TimeManager value smooth(equal-trees=0)\n")
     assert record["tm"] == "smooth" and record["tree_reuse"] == 0.0
     assert abs(record["hard_ms"] - HARD_FACTOR * record["budget_ms"]) <= 1
     assert record["stop_reason"] in ("budget", "hard-limit", "deadline"), record
@@ -95,9 +96,23 @@ def test_alphabeta_budget_is_soft_and_the_hard_limit_holds() -> None:
     assert {"game_time_ms", "target_nodes", "nps_after", "timeuse_after"} <= set(record)
 
 
+@pytest.mark.parametrize("mode", ["alphabeta", "greenblatt"])
+def test_smooth_ends_an_iterative_search_on_its_planned_tree(mode: str) -> None:
+    """The seed's second principle: every move ends with a tree of the planned size. With
+    init-nps=2000 the plan on a 60 s clock is about 2200 nodes, which any machine searches well
+    before the hard limit (about 2 s): the search stops on exactly that node, mid-iteration if
+    need be."""
+    record, _ = go_record(mode, "position startpos moves e2e4",
+                          "go wtime 60000 btime 60000",
+                          "setoption name TimeManager value smooth(init-nps=2000)\n")
+    assert record["stop_reason"] == "target-nodes", record
+    assert record["nodes"] == record["target_nodes"] + 1, record  # the first past the plan
+    assert record["used_ms"] < record["hard_ms"], record
+
+
 @pytest.mark.parametrize("manager", ["smooth", "smooth-lc0"])
 def test_sudden_death_game_without_forfeit(manager: str) -> None:
-    """A sudden-death game (3+0, up to 120 plies) with the default 50 ms overhead: the overhead
+    """A sudden-death game (3+0, up to 120 plies) with the default 10 ms overhead: the overhead
     is kept back per expected move, so the clock lasts; no side loses on time."""
     with chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as white, \
             chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=REPO) as black:
