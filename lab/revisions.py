@@ -62,6 +62,15 @@ def resolve(revision: str, repo: Path = REPO_ROOT) -> str:
     return out.decode().strip()
 
 
+def has_commit(revision: str, repo: Path = REPO_ROOT) -> bool:
+    """Whether `revision` names a commit of `repo` (a shallow clone lacks the older ones)."""
+    try:
+        resolve(revision, repo)
+    except RevisionError:
+        return False
+    return True
+
+
 def revision_tree(revision: str, repo: Path = REPO_ROOT,
                   cache: Path | None = None) -> tuple[str, Path]:
     """`revision`'s full commit hash and the folder holding its files, exported on first use."""

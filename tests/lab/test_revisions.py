@@ -20,6 +20,7 @@ from lab.revisions import (
     REPO_ROOT,
     RevisionError,
     cache_root,
+    has_commit,
     resolve,
     revision_environment,
     revision_tree,
@@ -28,14 +29,6 @@ from lab.revisions import (
 OLD = "75609c1"
 BOOK = REPO_ROOT / "experiments" / "books" / "openings_8ply.epd"
 SPRT_FILE = REPO_ROOT / "experiments" / "sprt_engine.toml"
-
-
-def has_commit(name: str) -> bool:
-    try:
-        resolve(name)
-    except RevisionError:
-        return False
-    return True
 
 
 needs_history = pytest.mark.skipif(not has_commit(OLD), reason=f"{OLD} not in this clone")
