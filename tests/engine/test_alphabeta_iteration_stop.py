@@ -143,7 +143,7 @@ def test_engine_keeps_the_previous_score_for_one_game() -> None:
     recapture falling-eval is at its lower clamp and the scaled limit is the budget times the
     factors (`stockfish`, whose optimum they scale); after ucinewgame the same position is a
     first move (upper clamp). `go movetime` is not planned, and the default `smooth` does not
-    ask for the factors: no factor keys, and never the factors' "stable"."""
+    ask for the factors (it stops on its planned tree): no factor keys, and never "stable"."""
     process = raw_engine()
     try:
         process.stdin.write("setoption name TimeManager value stockfish\n"
@@ -175,7 +175,7 @@ def test_engine_keeps_the_previous_score_for_one_game() -> None:
         process.stdin.write(f"setoption name TimeManager value smooth\nucinewgame\n{go}")
         record = telemetry_of(read_until(process, "bestmove"))
         assert record["tm"] == "smooth"
-        assert record["stop_reason"] in ("budget", "hard-limit", "deadline")
+        assert record["stop_reason"] in ("target-nodes", "hard-limit", "deadline")
         assert not FACTOR_KEYS & set(record)
     finally:
         process.stdin.write("quit\n")
