@@ -106,20 +106,21 @@ class SoftLimitStopper(Stopper):
             self.hard_ms = min(elapsed + own.remaining_ms, self.cap_ms)
         else:
             self.hard_ms = hard_limit_ms(elapsed + own.remaining_ms, self.cap_ms)
-            reason = self.target_stop(stats, hints)
             if self.target_nodes is None:
                 hints.update_soft_ms(own.remaining_ms)
+                reason = None
+            else:
+                reason = self.target_stop(self.target_nodes, stats, hints)
         hints.update_remaining_ms(self.hard_ms - elapsed)
         if reason is None and elapsed >= self.hard_ms:
             reason = "hard-limit"
         return reason
 
-    def target_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
+    @staticmethod
+    def target_stop(target_nodes: float, stats: SearchStats, hints: StopperHints) -> str | None:
         """"target-nodes" once the planned tree is searched, with the nodes left as a hint so
-        that the search checks on exactly that node; None without a node target."""
-        if self.target_nodes is None:
-            return None
-        left = self.target_nodes - stats.nodes_since_movestart
+        that the search checks on exactly that node."""
+        left = target_nodes - stats.nodes_since_movestart
         hints.update_remaining_nodes(max(0.0, left))
         return "target-nodes" if left <= 0 else None
 
