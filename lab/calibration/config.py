@@ -42,6 +42,15 @@
     seeds = [1]                        # our engine's Seed (another random stream per game)
     games = 40                         # games per level and variant (even)
 
+    [spread]                           # levels this far apart, head to head (criterion S)
+    gap = 400                          # every two of the last round's levels `gap` apart
+    games = 100                        # games per pair (even)
+    min_score = 0.85                   # the stronger's least score (issue #18: 85 %)
+
+    [top]                              # full strength against the top level (criterion T)
+    games = 100                        # (even)
+    window = [0.40, 0.60]              # full strength's score must lie in it
+
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
     [criteria]                         # lab.calibration.criteria.Thresholds fields
@@ -117,6 +126,11 @@ class Calibration:
     robust_tcs: list[str] = field(default_factory=list)
     robust_seeds: list[int] = field(default_factory=list)
     robust_games: int = 0
+    spread_gap: int = 0
+    spread_games: int = 0
+    spread_min_score: float = 0.85
+    top_games: int = 0
+    top_window: tuple[float, float] = (0.40, 0.60)
     out: Path = Path("results")
     source: str = "<calibration>"
     base: Path = Path(".")
@@ -293,6 +307,8 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
 
     _anchor_round_robin(cal, top.table("anchor_round_robin"))
     _robustness(cal, top.table("robustness"))
+    _spread(cal, top.table("spread"))
+    _top(cal, top.table("top"))
 
     raw = top.get("anchors", list, [])
     if not raw:
@@ -358,6 +374,41 @@ def _robustness(cal: Calibration, table: TomlTable) -> None:
         raise table.error("give 'tcs' or 'seeds' (the variants to measure)")
     if cal.robust_games <= 0 or cal.robust_games % 2:
         raise table.error(f"'games' must be positive and even, got {cal.robust_games}")
+
+
+def _even_games(table: TomlTable, games: int) -> None:
+    if games < 0 or games % 2:
+        raise table.error(f"'games' must be even and >= 0 (games are paired), got {games}")
+
+
+def _spread(cal: Calibration, table: TomlTable) -> None:
+    """`[spread]`: the gap between the levels that play each other, games, the least score."""
+    cal.spread_gap = table.get("gap", int, 0)
+    cal.spread_games = table.get("games", int, 0)
+    cal.spread_min_score = float(table.get("min_score", (int, float), 0.85))
+    table.done()
+    _even_games(table, cal.spread_games)
+    if not cal.spread_games:
+        return
+    if cal.spread_gap <= 0:
+        raise table.error(f"'gap' must be a positive Elo difference, got {cal.spread_gap}")
+    if not 0.5 < cal.spread_min_score <= 1.0:
+        raise table.error(f"'min_score' must lie in (0.5, 1], got {cal.spread_min_score}")
+    present = set(cal.levels)
+    if not any(level + cal.spread_gap in present for level in present):
+        raise table.error(f"no two of [levels]' values {cal.levels} are {cal.spread_gap} apart")
+
+
+def _top(cal: Calibration, table: TomlTable) -> None:
+    """`[top]`: games between full strength and the top level, and the score window."""
+    cal.top_games = table.get("games", int, 0)
+    window = table.get("window", list, [0.40, 0.60])
+    table.done()
+    _even_games(table, cal.top_games)
+    if (len(window) != 2 or not all(isinstance(v, (int, float)) for v in window)
+            or not 0.0 <= window[0] < window[1] <= 1.0):
+        raise table.error(f"'window' must be [low, high] score fractions, got {window!r}")
+    cal.top_window = (float(window[0]), float(window[1]))
 
 
 def load_calibration(path: str | Path, out: str | None = None) -> Calibration:

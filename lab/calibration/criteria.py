@@ -8,7 +8,9 @@ extrapolations: they are listed but left out of (A)–(D). Issue #18 adds: (R) a
 when two independent measurements of it agree within 2 standard errors (`replication_line`);
 (E) transitivity, adjacent levels' head-to-head score against what their anchor ratings predict
 (`transitivity_line`); (F) robustness, a level measured again at half and double the time
-control and with another `Seed` agrees with its measurement (`robustness_line`).
+control and with another `Seed` agrees with its measurement (`robustness_line`); (S) levels
+400 Elo apart are separated: the stronger scores >= 85 % head to head (`spread_line`); (T) full
+strength against the top level scores 40-60 % (`top_line`).
 """
 
 from __future__ import annotations
@@ -224,3 +226,32 @@ def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]
     return ("F robustness", not failing,
             f"variants within {k:g} SE of the level's measurement; "
             + (f"failing: {'; '.join(failing)}" if failing else f"{len(checks)} checks agree"))
+
+
+def spread_line(pairs: Sequence[tuple[str, float, int]], gap: float,
+                min_score: float) -> tuple[str, bool, str]:
+    """(S): each pair of levels `gap` nominal Elo apart (name, the stronger's score fraction,
+    games) is separated: the stronger scores at least `min_score` (issue #18 asks 85 % for 400 Elo,
+    where the logistic predicts 1/(1 + 10^(−400/400)) = 90.9 %)."""
+    name = f"S {gap:g}-Elo pairs"
+    if not pairs:
+        return name, False, f"no two levels {gap:g} nominal Elo apart played each other"
+    failing = [f"{pair}: {100 * score:.1f} % in {games}" for pair, score, games in pairs
+               if not (games and score >= min_score)]
+    return (name, not failing,
+            f"the stronger scores >= {100 * min_score:.0f} %; "
+            + (f"failing: {'; '.join(failing)}" if failing
+               else ", ".join(f"{pair} {100 * score:.1f} % in {games}"
+                              for pair, score, games in pairs)))
+
+
+def top_line(level: float, score: float, games: int,
+             window: tuple[float, float]) -> tuple[str, bool, str]:
+    """(T): full strength against the top level scores inside `window` (issue #18: 40-60 %), so
+    the declared range ends where the engine's full strength is, with no jump at its top."""
+    low, high = window
+    ok = games > 0 and low <= score <= high
+    return ("T full strength vs top", ok,
+            f"full strength scores {100 * score:.1f} % in {games} games against L{level:.0f} "
+            f"(accept {100 * low:.0f}-{100 * high:.0f} %)" if games
+            else f"no games between full strength and L{level:.0f}")

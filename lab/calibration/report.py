@@ -104,7 +104,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
         "intervals from the likelihood's curvature, relative to the anchors.",
         f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G) and issue #18's replication (R), "
-        f"transitivity (E) and robustness (F); thresholds {cal.thresholds}.",
+        f"transitivity (E), robustness (F), levels {cal.spread_gap} apart (S) and full "
+        f"strength against the top level (T); thresholds {cal.thresholds}.",
         f"- Machine: {machine()}.",
         f"- Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
         + (f" by `{command}`." if command else "."),

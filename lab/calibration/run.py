@@ -38,6 +38,7 @@ from lab.calibration.outcome import (
 )
 from lab.calibration.probe import level_parameters
 from lab.calibration.report import write_report
+from lab.calibration.separation import spread, top
 from lab.calibration.tables import (
     LEVEL_MAP_NAME,
     TABLE_NAME,
@@ -186,6 +187,10 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         verdict.lines += [replicated, transitivity(cal, result, folders)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
             verdict.lines.append(robustness(cal, result, level_tables, stream))
+            if cal.spread_games:
+                verdict.lines.append(spread(cal, result, level_tables, stream))
+            if cal.top_games:
+                verdict.lines.append(top(cal, result, level_tables, stream))
         outcome.rounds.append(result)
         if verdict.passed:
             outcome.passed = True

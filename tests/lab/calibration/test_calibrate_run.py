@@ -107,12 +107,65 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
      "our engine only"),
     (("[levels]", "[robustness]\nlevels = [1400]\ntcs = ['1+0']\n[levels]"),
      "'games' must be positive"),
+    (("[levels]", "[spread]\ngap = 300\ngames = 2\n[levels]"),
+     r"\[spread\]: no two of \[levels\]' values \[1400, 1800\] are 300 apart"),
+    (("[levels]", "[spread]\ngap = 400\ngames = 3\n[levels]"), r"\[spread\]: 'games' must be even"),
+    (("[levels]", "[spread]\ngap = 0\ngames = 2\n[levels]"), "'gap' must be a positive"),
+    (("[levels]", "[spread]\ngap = 400\ngames = 2\nmin_score = 0.4\n[levels]"),
+     r"'min_score' must lie in \(0.5, 1\]"),
+    (("[levels]", "[top]\ngames = 2\nwindow = [0.6, 0.4]\n[levels]"), r"\[top\]: 'window' must"),
+    (("[levels]", "[top]\ngames = 2\nspan = 1\n[levels]"), r"\[top\].*unknown key.*span"),
 ])
 def test_bad_calibration_files_name_the_file_and_key(tmp_path, change, message):
     path = write(tmp_path, TINY.replace(*change))
     with pytest.raises(CalibrationError, match=message) as info:
         load_calibration(path)
     assert str(path) in str(info.value)
+
+
+def test_spread_and_top_are_read_and_optional(tmp_path):
+    from lab.calibration.separation import spread_pairs
+
+    cal = load_calibration(write(tmp_path, TINY))
+    assert (cal.spread_games, cal.top_games) == (0, 0)  # both stages are optional
+    text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 4\n\n[top]\ngames = 2\n"
+                        "window = [0.35, 0.65]\n\n[levels]")
+    cal = load_calibration(write(tmp_path, text, "s.toml"))
+    assert (cal.spread_gap, cal.spread_games, cal.spread_min_score) == (400, 4, 0.85)
+    assert (cal.top_games, cal.top_window) == (2, (0.35, 0.65))
+    assert spread_pairs([700, 900, 1100, 1300, 1500, 1700], 400) == [
+        (700, 1100), (900, 1300), (1100, 1500), (1300, 1700)]
+    assert spread_pairs([1000, 1300], 400) == []
+
+
+@needs_stockfish
+def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
+    from lab.calibration.criteria import Verdict
+    from lab.calibration.outcome import RoundResult
+    from lab.calibration.separation import spread, top
+
+    text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 2\n\n[top]\ngames = 2\n\n"
+                        "[levels]").replace('tc = "nodes=1500"', 'tc = "nodes=400"')
+    cal = load_calibration(write(tmp_path, text))
+    result = RoundResult(1, tmp_path / "round1", [1400, 1800], {}, None, pd.DataFrame(), None,
+                         Verdict([]))
+    tables = {lv: dict(cal.engine, options=cal.level_options(lv)) for lv in result.levels}
+    out = io.StringIO()
+    name, ok, detail = spread(cal, result, tables, out)
+    assert name == "S 400-Elo pairs" and "L1800-L1400" in detail
+    assert re.search(r"L1800-L1400:? \d+\.\d % in 2", detail)
+    score = float(re.search(r"(\d+\.\d) % in 2", detail).group(1))
+    assert ok == (score >= 85.0)
+    name, ok, detail = top(cal, result, tables, out)
+    assert name == "T full strength vs top" and "in 2 games against L1800" in detail
+    with open_store(result.folder / "top") as store:
+        games = store.games()
+    assert len(games) == 2 and set(games["white"]) == {"full", "L1800"}
+    with open_store(result.folder / "spread" / "L1800-L1400") as store:
+        assert store.game_count() == 2
+    assert top(cal, result, tables, io.StringIO()) == (name, ok, detail)  # resumed, not replayed
+    with open_store(result.folder / "top") as store:
+        assert store.game_count() == 2
 
 
 def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
@@ -148,7 +201,9 @@ def test_elo_table_is_written_in_the_engines_format(tmp_path):
 @pytest.mark.slow
 @needs_stockfish
 def test_tiny_calibration_end_to_end_and_resume(tmp_path):
-    cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))
+    text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 2\n\n[top]\ngames = 2\n\n"
+                        "[levels]")
+    cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
     out = io.StringIO()
     outcome = run_calibration(cal, stream=out, command="tempo calibrate cal.toml")
     folder = tmp_path / "out"
@@ -162,14 +217,14 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     report = (folder / "report.md").read_text()
     for line in ("A per-level accuracy", "B bias", "B RMS error", "C slope",
                  "D monotone, gaps", "R replicated", "E transitivity", "F robustness",
-                 "overall"):
+                 "S 400-Elo pairs", "T full strength vs top", "overall"):
         assert line in report
     assert "tempo calibrate cal.toml" in report
     page = (folder / "report.html").read_text()
     for line in ("A per-level accuracy", "B bias", "C slope", "sk0", "1742", "<svg"):
         assert line in page
     stage_links = re.findall(r"href='(round1/[^']+/report.html)'", page)
-    assert len(stage_links) == 3 and all((folder / link).is_file() for link in stage_links)
+    assert len(stage_links) == 5 and all((folder / link).is_file() for link in stage_links)
     table = pd.read_csv(folder / "level_map.csv", comment="#")
     assert list(table.columns) == ["Elo", "UCI_Elo"] and len(table) >= 1
     # the map is monotone and lies inside the measured range (nothing extrapolated)
@@ -177,7 +232,8 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     measured = levels["measured"].fillna(levels["bound_rating"])
     assert table["Elo"].min() >= measured.min() - 1 and table["Elo"].max() <= measured.max() + 1
     stages = sorted(p.parent for p in folder.rglob("tempo.sqlite"))
-    assert len(stages) == 3  # two levels against their anchors, one ladder pair
+    # two levels against their anchors, one ladder pair, the 400-Elo pair, full strength vs top
+    assert len(stages) == 5
     counts = {}
     for stage in stages:
         with open_store(stage) as store:
