@@ -629,15 +629,16 @@ class EnginePool:
         self.close()
 
 
-def probe_engine(spec: EngineSpec, logs: EngineLogs | None = None) -> EngineIdentity:
+def probe_engine(spec: EngineSpec, logs: EngineLogs | None = None,
+                 variant: Variant = Variant.STANDARD) -> EngineIdentity:
     """Start the engine, check its handshake, options and features, and quit it (its traffic
     kept as `logs` says).
 
     Raises `EngineError` naming the engine and the problem: binary missing, handshake failed or
     timed out, an option in `spec.options` that the engine lacks, an XBoard engine without
-    `setboard`.
+    `setboard`, an engine that does not declare Chess960 for a Chess960 or DFRC `variant`.
     """
-    (found,) = probe_engines_at_once([spec], logs)
+    (found,) = probe_engines_at_once([spec], logs, variant)
     if isinstance(found, EngineError):
         raise found
     return found

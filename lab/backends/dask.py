@@ -37,6 +37,7 @@ from lab.backends.worker import (
 )
 from lab.records import EngineSpec, GameRecord, GameTask
 from lab.tournament import Tournament
+from lab.variants import Variant
 
 #: How long to wait for the scheduler to answer and for a first worker to join.
 CONNECT_TIMEOUT_S = 30.0
@@ -94,11 +95,13 @@ def connect(settings: DaskSettings, n_workers: int) -> Iterator[Client]:
         yield client
 
 
-def check_workers(client: Client, specs: list[EngineSpec], plugin: str) -> list[WorkerReport]:
-    """Run the engine probe on every worker; `WorkerEngineError` names each worker and engine
-    that fails, and `BackendError` the workers that did not answer in time."""
+def check_workers(client: Client, specs: list[EngineSpec], plugin: str,
+                  variant: Variant = Variant.STANDARD) -> list[WorkerReport]:
+    """Run the engine probe for the run's `variant` on every worker; `WorkerEngineError` names
+    each worker and engine that fails, and `BackendError` the workers that did not answer in
+    time."""
     token = uuid.uuid4().hex[:8]
-    futures = {address: client.submit(probe_worker, specs, plugin, workers=[address],
+    futures = {address: client.submit(probe_worker, specs, plugin, variant, workers=[address],
                                       allow_other_workers=False, pure=False,
                                       key=f"tempo-probe-{token}-{index}")
                for index, address in enumerate(client.nthreads())}
@@ -152,7 +155,7 @@ def run_dask(tournament: Tournament, concurrency: int,
         plugin = f"tempo-engines-{uuid.uuid4().hex[:8]}"
         client.register_plugin(EngineHost(), name=plugin)
         try:
-            reports = check_workers(client, specs, plugin)
+            reports = check_workers(client, specs, plugin, tournament.exp.variant)
             print(f"tempo: {_describe(client, reports)}", file=stream)
             _play(client, tournament, on_game, plugin)
         finally:

@@ -30,6 +30,7 @@ from lab.backends.settings import BackendError
 from lab.engine_process import EngineError, EnginePool, probe_engine
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord, GameTask
+from lab.variants import Variant
 
 
 class WorkerEngineError(BackendError):
@@ -93,15 +94,16 @@ class EngineHost(WorkerPlugin):
         for pool in pools:
             await asyncio.to_thread(pool.close)
 
-    def problems(self, specs: list[EngineSpec]) -> dict[str, str]:
-        """Engine name -> why it does not start here, probing each spec once per worker (and
-        `TEMPO_TC_FACTOR` -> what is wrong with it)."""
+    def problems(self, specs: list[EngineSpec],
+                 variant: Variant = Variant.STANDARD) -> dict[str, str]:
+        """Engine name -> why it does not start here or cannot play `variant`, probing each spec
+        once per worker and variant (and `TEMPO_TC_FACTOR` -> what is wrong with it)."""
         found = {FACTOR_VARIABLE: self.setup_problem} if self.setup_problem else {}
         for spec in specs:
-            key = _spec_key(spec)
+            key = f"{_spec_key(spec)} {variant.value}"
             if key not in self.checked:
                 try:
-                    probe_engine(spec)
+                    probe_engine(spec, variant=variant)
                     self.checked[key] = None
                 except EngineError as err:
                     self.checked[key] = str(err)
@@ -140,10 +142,12 @@ def _host(plugin: str) -> EngineHost:
     return host
 
 
-def probe_worker(specs: list[EngineSpec], plugin: str) -> WorkerReport:
-    """The probe task, pinned to one worker: its identity and its engine problems."""
+def probe_worker(specs: list[EngineSpec], plugin: str,
+                 variant: Variant = Variant.STANDARD) -> WorkerReport:
+    """The probe task, pinned to one worker: its identity and its engine problems for the run's
+    `variant`."""
     host = _host(plugin)
-    return WorkerReport(dict(host.identity), host.problems(specs))
+    return WorkerReport(dict(host.identity), host.problems(specs, variant))
 
 
 def refusal(report: WorkerReport) -> str:
@@ -156,7 +160,7 @@ def play_on_worker(task: GameTask, plugin: str) -> GameRecord:
     """The game task: check the engines here (once), scale the clocks by this worker's factor,
     play on this thread's pool, and sign the record with the worker's identity."""
     host = _host(plugin)
-    problems = host.problems([task.white, task.black])
+    problems = host.problems([task.white, task.black], task.variant)
     if problems:
         report = WorkerReport(dict(host.identity), problems)
         raise WorkerEngineError(f"an engine does not start on a Dask worker:\n{refusal(report)}")

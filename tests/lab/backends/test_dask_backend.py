@@ -244,6 +244,29 @@ def test_a_worker_without_the_engine_is_refused_before_any_game(
     assert games.empty
 
 
+def test_a_worker_refuses_an_engine_that_cannot_play_the_runs_variant(tmp_path: Path) -> None:
+    """A Chess960 run: the worker's probe checks the variant as the local probe does, so an
+    engine without UCI_Chess960 is refused on the worker before any game, named."""
+    fake = [sys.executable, str(Path(__file__).parents[1] / "fakes" / "fake_uci.py")]
+    out = tmp_path / "960"
+    data = {
+        "name": "dask-960", "tc": "nodes=200", "concurrency": 1, "out": str(out),
+        "variant": "chess960", "schedule": {"games": 2}, "adjudication": {"max_moves": 15},
+        "engines": [{"name": "sf", "cmd": [STOCKFISH], "options": {"Threads": 1, "Hash": 16}},
+                    {"name": "fake", "cmd": fake}],
+    }
+    exp = parse_experiment(data, "test.toml", tmp_path)
+    exp.book = load_book_for(exp)
+    with local_cluster(DaskSettings(), 1) as cluster:
+        with pytest.raises(WorkerEngineError) as err:
+            play(exp, dask(DaskSettings(scheduler=cluster.scheduler_address)))
+    message = str(err.value)
+    assert "engine 'fake' cannot play variant 'chess960': it declares no UCI_Chess960 option" \
+        in message and "engine 'sf'" not in message and "no game was started" in message
+    games, _ = stored(out)
+    assert games.empty
+
+
 def test_a_worker_without_the_engine_joining_later_stops_the_run(
         tmp_path: Path, fish_cluster: Any) -> None:
     """It joins after the first game: it checks the engines before its first game and refuses;
