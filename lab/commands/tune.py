@@ -34,14 +34,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--ridge", type=float, default=0.0,
                         help="penalty per squared centipawn of change (default 0)")
     parser.add_argument("--k", type=float, help="the sigmoid scale (default: fitted)")
+    parser.add_argument("--holdout", type=fraction, default=0.2, metavar="F",
+                        help="fraction of the games held out of the fit, to report the error "
+                        "on games it has not seen (default 0.2; 0: none)")
     parser.set_defaults(func=run)
+
+
+def fraction(text: str) -> float:
+    """A --holdout value: a number in [0, 0.9]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 0.9:
+        raise argparse.ArgumentTypeError(f"must be a fraction in [0, 0.9], got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     from lab.experiment import BUILTIN_ENGINES
     from lab.store import StoreError
     from lab.tune.features import FeaturesError, engine_features
-    from lab.tune.fit import fit_weights
+    from lab.tune.fit import fit_weights, holdout_mask, mean_squared_error
     from lab.tune.positions import sample_positions
     from lab.tune.weights_file import write_weights_file
 
@@ -51,7 +65,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("no finished games with positions past --skip in "
                              + ", ".join(args.results))
         features = engine_features(samples, BUILTIN_ENGINES["tempo"], args.start)
-        fit = fit_weights(features, args.k, args.min_positions, args.ridge)
+        held = holdout_mask(features.game_ids, args.holdout, args.seed)
+        training, validation = features.rows(~held), features.rows(held)
+        fit = fit_weights(training, args.k, args.min_positions, args.ridge)
+        check = (mean_squared_error(validation.values(validation.weights), validation.results,
+                                    fit.k),
+                 mean_squared_error(validation.values(fit.weights), validation.results, fit.k)
+                 ) if len(validation.results) else None
         record = {
             "results": [str(folder) for folder in args.results], "skip": args.skip,
             "per_game": args.per_game, "seed": args.seed, "start": args.start,
@@ -59,13 +79,25 @@ def run(args: argparse.Namespace) -> int:
             "positions": len(samples), "quiet": len(features.results), "k": fit.k,
             "error_before": fit.error_before, "error_after": fit.error_after,
             "tuned": len(fit.tuned), "iterations": fit.iterations,
+            "holdout": args.holdout, "held_out_positions": len(validation.results),
+            "held_out_games": len(set(validation.game_ids)),
+            "held_out_error_before": check[0] if check else None,
+            "held_out_error_after": check[1] if check else None,
         }
         write_weights_file(args.out, features.keys, fit.weights, record)
     except (ValueError, OSError, StoreError, FeaturesError) as exc:
         print(f"tempo tune: {exc}", file=sys.stderr)
         return 1
-    print(f"positions {len(samples)} sampled, {len(features.results)} quiet; K = {fit.k:.4f}")
+    print(f"positions {len(samples)} sampled, {len(features.results)} quiet, "
+          f"{len(training.results)} fitted; K = {fit.k:.4f}")
     print(f"mean squared error {fit.error_before:.6f} -> {fit.error_after:.6f} "
           f"({len(fit.tuned)} weight halves tuned, {fit.iterations} iterations: {fit.message})")
+    if check:
+        print(f"held out: {len(validation.results)} quiet positions of "
+              f"{len(set(validation.game_ids))} games, mean squared error {check[0]:.6f} -> "
+              f"{check[1]:.6f}")
+        if check[1] >= check[0]:
+            print("the fit does not carry over to the held-out games: it learnt the games it "
+                  "was given; use more games, a larger --ridge or a larger --min-positions")
     print(f"weights written to {args.out}")
     return 0

@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lab.tune.positions import Sample
@@ -38,10 +38,21 @@ class FeatureSet:
     evals: np.ndarray
     results: np.ndarray
     skipped: int
+    game_ids: list[str] = field(default_factory=list)
+    """Each row's game (for holding whole games out of a fit)."""
 
     def values(self, weights: np.ndarray) -> np.ndarray:
         """White's evaluation of every row with `weights` (in `keys` order)."""
         return self.constant + self.matrix @ weights
+
+    def rows(self, mask: np.ndarray) -> FeatureSet:
+        """The rows where `mask` is true, as a feature set of their own (same weights)."""
+        import numpy as np
+
+        picked = np.flatnonzero(mask)
+        return FeatureSet(self.keys, self.weights, self.matrix[picked], self.constant[picked],
+                          self.evals[picked], self.results[picked], 0,
+                          [self.game_ids[i] for i in picked] if self.game_ids else [])
 
 
 def weight_keys(header: dict[str, list[int]]) -> tuple[list[str], list[int]]:
@@ -75,7 +86,7 @@ def engine_features(samples: Sequence[Sample], command: Sequence[str],
     keys, current = weight_keys(json.loads(lines[0])["weights"])
     column = {key: index for index, key in enumerate(keys)}
     rows, cols, data = [], [], []
-    constant, evals, results = [], [], []
+    constant, evals, results, games = [], [], [], []
     skipped = 0
     for sample, line in zip(samples, lines[1:]):
         record = json.loads(line)
@@ -90,6 +101,7 @@ def engine_features(samples: Sequence[Sample], command: Sequence[str],
         constant.append(record["constant"])
         evals.append(record["eval"])
         results.append(sample.result)
+        games.append(sample.game_id)
     matrix = scipy.sparse.csr_matrix((data, (rows, cols)), shape=(len(constant), len(keys)))
     return FeatureSet(keys, np.array(current, dtype=float), matrix, np.array(constant),
-                      np.array(evals, dtype=float), np.array(results), skipped)
+                      np.array(evals, dtype=float), np.array(results), skipped, games)

@@ -8,12 +8,16 @@ evaluation is linear in the weights (q = c + X w, `lab.tune.features`), so the g
 exact and vectorised: dE/dw = 2/N * X^T [(S - R) S (1 - S) K ln(10) / 400]; SciPy's L-BFGS-B
 minimises it (Texel's original used a local search one weight at a time; a gradient method
 over all weights at once is the usual faster variant). An optional ridge term
-ridge * sum (w - w0)^2 keeps rarely seen weights near their start.
+ridge * sum (w - w0)^2 keeps rarely seen weights near their start. Whole games can be held out
+(`holdout_mask`): the error on their positions, before and after, says whether the fit carries
+over to games it has not seen or only learnt the ones it was given.
 """
 
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -62,6 +66,17 @@ class Fit:
     tuned: list[str]
     iterations: int
     message: str
+
+
+def holdout_mask(game_ids: Sequence[str], fraction: float, seed: int = 1) -> np.ndarray:
+    """True for the rows of the held-out games: round(`fraction` x games) whole games drawn at
+    random (seeded). Whole games, since a game's positions share its result: a position held
+    out beside its neighbours in the fit would not test anything."""
+    import numpy as np
+
+    games = sorted(set(game_ids))
+    held = set(random.Random(seed).sample(games, round(fraction * len(games))))
+    return np.array([game in held for game in game_ids], dtype=bool)
 
 
 def tunable_columns(features: FeatureSet, min_positions: int) -> np.ndarray:

@@ -3,7 +3,9 @@
 Book plies are never sampled (the game is replayed from its opening position and book moves),
 nor the first `skip` engine plies; then `per_game` plies are drawn at random (seeded) from the
 rest of each decided or drawn game. Texel tuning takes each position's label from the game's
-result, from White's point of view (CPW, "Texel's Tuning Method").
+result, from White's point of view (CPW, "Texel's Tuning Method"). A game that repeats an earlier
+one move for move (as a deterministic engine plays both colours of a paired opening against
+itself) is sampled once: its positions would only count twice.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def sample_positions(folders: Iterable[str | Path], skip: int = 8, per_game: int
 
     rng = random.Random(seed)
     samples: list[Sample] = []
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
     for folder in folders:
         with read_store(folder) as store:
             games = store.games()
@@ -44,11 +47,16 @@ def sample_positions(folders: Iterable[str | Path], skip: int = 8, per_game: int
         for game in games.itertuples():
             if game.result not in RESULTS:
                 continue
+            played = tuple(by_game.get(game.game_id, []))
+            line = (game.opening_fen, game.opening_moves or "", played)
+            if line in seen:
+                continue
+            seen.add(line)
             board = chess.Board(game.opening_fen)
             for uci in (game.opening_moves or "").split():
                 board.push_uci(uci)
             fens = []
-            for uci in by_game.get(game.game_id, []):
+            for uci in played:
                 board.push_uci(uci)
                 fens.append(board.fen())
             eligible = fens[skip:]

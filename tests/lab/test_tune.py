@@ -27,9 +27,10 @@ tc = "nodes=150"
 concurrency = 1
 [schedule]
 challengers = ["a"]
-games = 2
+games = 4
 [openings]
 file = "{BOOK}"
+paired = false
 [adjudication]
 max_moves = 30
 [[engines]]
@@ -89,7 +90,8 @@ def test_weight_halves_become_pairs():
 
 @pytest.fixture(scope="module")
 def self_play(tmp_path_factory) -> Path:
-    """Two nodes-limited games of our engine against itself, through `tempo gauntlet`."""
+    """Four nodes-limited games of our engine against itself from four openings, through
+    `tempo gauntlet`."""
     folder = tmp_path_factory.mktemp("selfplay")
     experiment = folder / "selfplay.toml"
     experiment.write_text(SELF_PLAY)
@@ -112,6 +114,45 @@ def test_samples_skip_the_book_and_the_first_plies(self_play):
     again = sample_positions([self_play], skip=4, per_game=3)
     assert again == sample_positions([self_play], skip=4, per_game=3)
     assert len(again) == 3 * len(games)
+    # the same games again (as a deterministic engine replays a paired opening) count once
+    assert sample_positions([self_play, self_play], skip=4, per_game=3) == again
+
+
+def test_held_out_games_are_whole_games_and_reproducible():
+    from lab.tune.fit import holdout_mask
+
+    ids = [f"g{i // 5}" for i in range(100)]  # 20 games of 5 positions
+    mask = holdout_mask(ids, 0.2, seed=3)
+    held = {g for g, m in zip(ids, mask) if m}
+    assert len(held) == 4 and mask.sum() == 20
+    assert all(m == (g in held) for g, m in zip(ids, mask))  # no game on both sides
+    assert (holdout_mask(ids, 0.2, seed=3) == mask).all()
+    assert not (holdout_mask(ids, 0.2, seed=4) == mask).all()
+    assert not holdout_mask(ids, 0.0).any()
+
+
+def test_a_fit_on_too_few_games_is_caught_by_the_held_out_games():
+    """Many weights, few positions: the error on the fitted positions falls, the error on the
+    held-out games rises; with enough positions both fall."""
+    from lab.tune.fit import holdout_mask, mean_squared_error
+
+    truth = np.array([100.0, 30.0, -20.0, 15.0, 50.0])
+
+    def held_out_errors(n: int) -> tuple[float, float, float, float]:
+        data = synthetic(n, truth, k=1.3, seed=5)
+        data.game_ids = [f"g{i // 2}" for i in range(n)]
+        data.weights = truth.copy()
+        mask = holdout_mask(data.game_ids, 0.5, seed=1)
+        training, validation = data.rows(~mask), data.rows(mask)
+        fit = fit_weights(training, k=1.3, min_positions=1)
+        return (fit.error_before, fit.error_after,
+                mean_squared_error(validation.values(truth), validation.results, 1.3),
+                mean_squared_error(validation.values(fit.weights), validation.results, 1.3))
+
+    before, after, held_before, held_after = held_out_errors(24)
+    assert after < before and held_after > held_before
+    before, after, held_before, held_after = held_out_errors(20000)
+    assert after <= before and held_after == pytest.approx(held_before, abs=2e-4)
 
 
 def test_the_engine_features_keep_quiet_positions_only():
@@ -125,13 +166,18 @@ def test_the_engine_features_keep_quiet_positions_only():
 def test_tempo_tune_writes_weights_the_engine_loads(self_play, tmp_path, capsys):
     out = tmp_path / "weights.json"
     code = main(["tune", str(self_play), "--out", str(out), "--skip", "2", "--per-game", "40",
-                 "--min-positions", "5", "--ridge", "1e-8"])
+                 "--min-positions", "5", "--ridge", "1e-8", "--holdout", "0.25"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     data = json.loads(out.read_text())
     record = data["tune"]
     assert record["error_after"] < record["error_before"] and record["tuned"] > 10
     assert f"weights written to {out}" in printed.out
+    # --holdout 0.25 of four games: one game is held out, and its error is reported
+    assert record["holdout"] == 0.25 and record["held_out_games"] == 1
+    assert record["held_out_positions"] > 0 and record["held_out_error_after"] is not None
+    assert f"quiet positions of 1 games, mean squared error " \
+           f"{record['held_out_error_before']:.6f}" in printed.out
     start = engine_features([Sample(chess.STARTING_FEN, 0.5, "g")], BUILTIN_ENGINES["tempo"])
     assert data["weights"] != weight_table(start.keys, start.weights)
     script = (f"setoption name EvalFile value {out}\nposition startpos moves e2e4\neval\n"
