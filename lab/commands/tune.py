@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from lab.commands.gauntlet import whole_number
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,8 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a weights file to start from (default: the built-in weights)")
     parser.add_argument("--min-positions", type=whole_number(1), default=20, metavar="N",
                         help="tune only weights used by N positions or more (default 20)")
-    parser.add_argument("--ridge", type=float, default=0.0,
-                        help="penalty per squared centipawn of change (default 0)")
+    parser.add_argument("--ridge", type=float, nargs="+", default=[0.0], metavar="R",
+                        help="penalty per squared centipawn of change (default 0); several "
+                        "values: each is fitted and the one with the least error on the "
+                        "held-out games is kept")
     parser.add_argument("--k", type=float, help="the sigmoid scale (default: fitted)")
     parser.add_argument("--holdout", type=fraction, default=0.2, metavar="F",
                         help="fraction of the games held out of the fit, to report the error "
@@ -67,15 +73,25 @@ def run(args: argparse.Namespace) -> int:
         features = engine_features(samples, BUILTIN_ENGINES["tempo"], args.start)
         held = holdout_mask(features.game_ids, args.holdout, args.seed)
         training, validation = features.rows(~held), features.rows(held)
-        fit = fit_weights(training, args.k, args.min_positions, args.ridge)
-        check = (mean_squared_error(validation.values(validation.weights), validation.results,
-                                    fit.k),
-                 mean_squared_error(validation.values(fit.weights), validation.results, fit.k)
-                 ) if len(validation.results) else None
+        if len(args.ridge) > 1 and not len(validation.results):
+            raise ValueError("several --ridge values are chosen between on held-out games: "
+                             "give --holdout above 0")
+
+        def held_out_error(weights: np.ndarray, k: float) -> float:
+            return mean_squared_error(validation.values(weights), validation.results, k)
+
+        fits = [fit_weights(training, args.k, args.min_positions, ridge) for ridge in args.ridge]
+        scores = [held_out_error(f.weights, f.k) if len(validation.results) else 0.0
+                  for f in fits]
+        best = min(range(len(fits)), key=scores.__getitem__)
+        fit, ridge = fits[best], args.ridge[best]
+        check = (held_out_error(validation.weights, fit.k), scores[best]) \
+            if len(validation.results) else None
         record = {
             "results": [str(folder) for folder in args.results], "skip": args.skip,
             "per_game": args.per_game, "seed": args.seed, "start": args.start,
-            "min_positions": args.min_positions, "ridge": args.ridge,
+            "min_positions": args.min_positions, "ridge": ridge,
+            "ridges": dict(zip(map(str, args.ridge), scores)) if len(fits) > 1 else None,
             "positions": len(samples), "quiet": len(features.results), "k": fit.k,
             "error_before": fit.error_before, "error_after": fit.error_after,
             "tuned": len(fit.tuned), "iterations": fit.iterations,
@@ -90,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"positions {len(samples)} sampled, {len(features.results)} quiet, "
           f"{len(training.results)} fitted; K = {fit.k:.4f}")
+    if len(fits) > 1:
+        for value, candidate, score in zip(args.ridge, fits, scores):
+            print(f"ridge {value:g}: mean squared error {candidate.error_after:.6f} fitted, "
+                  f"{score:.6f} held out" + ("  (kept)" if value == ridge else ""))
     print(f"mean squared error {fit.error_before:.6f} -> {fit.error_after:.6f} "
           f"({len(fit.tuned)} weight halves tuned, {fit.iterations} iterations: {fit.message})")
     if check:

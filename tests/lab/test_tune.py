@@ -187,6 +187,24 @@ def test_tempo_tune_writes_weights_the_engine_loads(self_play, tmp_path, capsys)
     assert "error" not in answer and "Final evaluation:" in answer
 
 
+def test_several_ridges_keep_the_one_best_on_held_out_games(self_play, tmp_path, capsys):
+    out = tmp_path / "weights.json"
+    code = main(["tune", str(self_play), "--out", str(out), "--skip", "2", "--per-game", "40",
+                 "--min-positions", "5", "--holdout", "0.25", "--ridge", "0", "1e-4", "1"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    record = json.loads(out.read_text())["tune"]
+    ridges = {float(r): e for r, e in record["ridges"].items()}
+    assert set(ridges) == {0.0, 1e-4, 1.0} and record["ridge"] == min(ridges, key=ridges.get)
+    assert record["held_out_error_after"] == ridges[record["ridge"]]
+    kept = [line for line in printed.out.splitlines() if line.endswith("(kept)")]
+    assert len(kept) == 1 and kept[0].startswith(f"ridge {record['ridge']:g}:")
+    # choosing needs games to choose on
+    assert main(["tune", str(self_play), "--out", str(tmp_path / "w.json"), "--holdout", "0",
+                 "--ridge", "0", "1"]) == 1
+    assert "give --holdout above 0" in capsys.readouterr().err
+
+
 def test_tempo_tune_names_a_folder_without_games(tmp_path, capsys):
     assert main(["tune", str(tmp_path), "--out", str(tmp_path / "w.json")]) == 1
     assert str(tmp_path) in capsys.readouterr().err
