@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from lab.experiment import BUILTIN_ENGINES
     from lab.store import StoreError
     from lab.tune.features import FeaturesError, engine_features
-    from lab.tune.fit import fit_weights, holdout_mask, mean_squared_error
+    from lab.tune.fit import fit_weights, holdout_mask, largest_changes, mean_squared_error
     from lab.tune.positions import sample_positions
     from lab.tune.weights_file import write_weights_file
 
@@ -119,5 +119,9 @@ def run(args: argparse.Namespace) -> int:
         if check[1] >= check[0]:
             print("the fit does not carry over to the held-out games: it learnt the games it "
                   "was given; use more games, a larger --ridge or a larger --min-positions")
+    changes = largest_changes(features.keys, features.weights, fit.weights)
+    if changes:
+        print("largest changes: " + ", ".join(f"{key} {a:+.0f} -> {b:+.0f}"
+                                              for key, a, b in changes))
     print(f"weights written to {args.out}")
     return 0

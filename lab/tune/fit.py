@@ -125,3 +125,15 @@ def fit_weights(features: FeatureSet, k: float | None = None, min_positions: int
     return Fit(weights, k, mean_squared_error(features.values(start), results, k),
                mean_squared_error(features.values(weights), results, k),
                [features.keys[i] for i in free], int(found.nit), str(found.message))
+
+
+def largest_changes(keys: Sequence[str], before: np.ndarray, after: np.ndarray,
+                    count: int = 10) -> list[tuple[str, float, float]]:
+    """The `count` weight halves that moved the most, as (key, before, after), largest first
+    (ties in key order): what a fit changed, for a reader to judge at a glance."""
+    import numpy as np
+
+    moved = np.abs(np.asarray(after, dtype=float) - np.asarray(before, dtype=float))
+    order = sorted((i for i in range(len(keys)) if moved[i] > 0),
+                   key=lambda i: (-moved[i], keys[i]))
+    return [(keys[i], float(before[i]), float(after[i])) for i in order[:count]]

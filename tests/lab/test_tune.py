@@ -83,6 +83,17 @@ def test_rarely_used_weights_stay_put():
     assert "a.eg" not in fit.tuned and fit.weights[2] == truth[2]
 
 
+def test_largest_changes_are_listed_largest_first():
+    from lab.tune.fit import largest_changes
+
+    keys = ["a.mg", "a.eg", "b.mg", "b.eg"]
+    before, after = np.array([10.0, 20.0, 30.0, 40.0]), np.array([15.0, 20.0, 10.0, 35.0])
+    assert largest_changes(keys, before, after) == [
+        ("b.mg", 30.0, 10.0), ("a.mg", 10.0, 15.0), ("b.eg", 40.0, 35.0)]
+    assert largest_changes(keys, before, after, count=1) == [("b.mg", 30.0, 10.0)]
+    assert largest_changes(keys, before, before) == []
+
+
 def test_weight_halves_become_pairs():
     assert weight_table(["x.mg", "x.eg", "y.mg", "y.eg"], [1.4, -2.6, 3, 4]) == {
         "x": [1, -3], "y": [3, 4]}
@@ -173,6 +184,7 @@ def test_tempo_tune_writes_weights_the_engine_loads(self_play, tmp_path, capsys)
     record = data["tune"]
     assert record["error_after"] < record["error_before"] and record["tuned"] > 10
     assert f"weights written to {out}" in printed.out
+    assert "largest changes: " in printed.out
     # --holdout 0.25 of four games: one game is held out, and its error is reported
     assert record["holdout"] == 0.25 and record["held_out_games"] == 1
     assert record["held_out_positions"] > 0 and record["held_out_error_after"] is not None
