@@ -2,8 +2,9 @@
 # Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3,
 # phalanx (an XBoard engine), openssl (the Dask TLS tests make certificates) and chromium (the
 # tests render the results page headless); a virtual environment .venv with the project and its
-# test tools; and a PyPy environment .venv-pypy with python-chess, in which tempo-engine runs on
-# request (TEMPO_ENGINE_PYTHON=pypy, an engine's interpreter = "pypy"). Safe to run again: what is in place stays.
+# test tools; .venv-sunfish with Sunfish (an anchor engine, `sunfish-uci`); and a PyPy environment
+# .venv-pypy with python-chess, in which tempo-engine runs on request (TEMPO_ENGINE_PYTHON=pypy, an
+# engine's interpreter = "pypy"). Safe to run again: what is in place stays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,16 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
   rm -f .venv/.tempo-setup-*
   touch "$stamp"
+fi
+
+if [ ! -f .venv-sunfish/.tempo-setup ]; then
+  # Sunfish, a calibration anchor (a UCI engine in Python): its own environment, since it pins
+  # an older python-chess than the project's. Optional: without it, its tests skip.
+  if "$PYTHON" -m venv .venv-sunfish && .venv-sunfish/bin/python -m pip install -q "sunfish==2026.1"; then
+    touch .venv-sunfish/.tempo-setup
+  else
+    echo "setup: Sunfish could not be installed; the calibration's Sunfish anchor will not start" >&2
+  fi
 fi
 
 if command -v pypy3 >/dev/null && [ ! -f .venv-pypy/.tempo-setup ]; then

@@ -168,6 +168,28 @@ def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
         assert store.game_count() == 2
 
 
+SUNFISH = Path(__file__).resolve().parents[3] / ".venv-sunfish" / "bin" / "sunfish-uci"
+
+
+@pytest.mark.skipif(not SUNFISH.is_file(), reason="Sunfish is not installed (scripts/setup.sh)")
+@needs_stockfish
+def test_the_final_calibrations_sunfish_anchor_plays_real_games(tmp_path):
+    """The anchor as calibrate_final.toml names it (a path from the experiments folder into the
+    environment scripts/setup.sh makes) starts, and plays whole games through the harness."""
+    from lab.calibration.measure import play_stage
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml", out=str(tmp_path))
+    sunfish = next(a for a in cal.anchors if a.name == "sunfish")
+    skill0 = next(a for a in cal.anchors if a.name == "sf-skill0-depth1")
+    folder = play_stage(cal, "sunfish", [("sunfish", sunfish.table), (skill0.name, skill0.table)],
+                        ["sunfish"], 2, tmp_path / "sunfish", io.StringIO(), "nodes=300")
+    with open_store(folder) as store:
+        games = store.games()
+    assert len(games) == 2 and set(games["white"]) == {"sunfish", "sf-skill0-depth1"}
+    assert set(games["result"]) <= {"1-0", "0-1", "1/2-1/2"}
+    assert "forfeit" not in " ".join(games["termination"].astype(str))
+
+
 def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
