@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "values: each is fitted and the one with the least error on the "
                         "held-out games is kept")
     parser.add_argument("--k", type=float, help="the sigmoid scale (default: fitted)")
+    parser.add_argument("--only", nargs="+", default=[], metavar="PATTERN",
+                        help="tune only the weights whose names match these shell patterns "
+                        "('material.*', 'passed_*'); the others keep their values")
     parser.add_argument("--holdout", type=fraction, default=0.2, metavar="F",
                         help="fraction of the games held out of the fit, to report the error "
                         "on games it has not seen (default 0.2; 0: none)")
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         def held_out_error(weights: np.ndarray, k: float) -> float:
             return mean_squared_error(validation.values(weights), validation.results, k)
 
-        fits = [fit_weights(training, args.k, args.min_positions, ridge) for ridge in args.ridge]
+        fits = [fit_weights(training, args.k, args.min_positions, ridge, args.only)
+                for ridge in args.ridge]
         scores = [held_out_error(f.weights, f.k) if len(validation.results) else 0.0
                   for f in fits]
         best = min(range(len(fits)), key=scores.__getitem__)
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         record = {
             "results": [str(folder) for folder in args.results], "skip": args.skip,
             "per_game": args.per_game, "seed": args.seed, "start": args.start,
-            "min_positions": args.min_positions, "ridge": ridge,
+            "min_positions": args.min_positions, "only": args.only, "ridge": ridge,
             "ridges": dict(zip(map(str, args.ridge), scores)) if len(fits) > 1 else None,
             "positions": len(samples), "quiet": len(features.results), "k": fit.k,
             "error_before": fit.error_before, "error_after": fit.error_after,
@@ -116,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"held out: {len(validation.results)} quiet positions of "
               f"{len(set(validation.game_ids))} games, mean squared error {check[0]:.6f} -> "
               f"{check[1]:.6f}")
-        if check[1] >= check[0]:
+        if check[1] > check[0]:
             print("the fit does not carry over to the held-out games: it learnt the games it "
                   "was given; use more games, a larger --ridge or a larger --min-positions")
     changes = largest_changes(features.keys, features.weights, fit.weights)

@@ -83,6 +83,39 @@ def test_rarely_used_weights_stay_put():
     assert "a.eg" not in fit.tuned and fit.weights[2] == truth[2]
 
 
+def test_only_the_weights_named_are_tuned():
+    truth = np.array([100.0, 30.0, -20.0, 15.0, 50.0])
+    data = synthetic(5000, truth, k=1.3, seed=3)
+    data.weights = np.array([60.0, 0.0, 0.0, 0.0, 0.0])
+    fit = fit_weights(data, k=1.3, min_positions=1, only=["a"])
+    assert fit.tuned == ["a.mg", "a.eg"]
+    assert list(fit.weights[[0, 3, 4]]) == [60.0, 0.0, 0.0]  # the others kept their values
+    assert list(fit.weights[1:3]) != [0.0, 0.0]
+    assert fit_weights(data, k=1.3, min_positions=1, only=["material.*"]).tuned == [
+        "material.pawn.mg"]
+    with pytest.raises(ValueError, match="among those matching nothing.*"):
+        fit_weights(data, k=1.3, min_positions=1, only=["nothing.*"])
+
+
+def test_a_weight_that_few_positions_move_is_fitted_not_left_at_its_start():
+    """As material in real games: 80 % of the positions are level, so the error's gradient in
+    that weight is tiny; SciPy's default tolerances stopped the fit after one iteration with
+    the weight still at its start (60 here, truth 100)."""
+    rng = np.random.default_rng(0)
+    truth = np.array([100.0, 30.0, -20.0])
+    dense = np.zeros((20000, 3))
+    imbalanced = rng.random(20000) < 0.2
+    dense[imbalanced, 0] = rng.choice([-1, 1], size=imbalanced.sum())
+    dense[:, 1:] = rng.integers(-3, 4, size=(20000, 2))
+    constant = rng.normal(0.0, 20.0, size=20000)
+    results = (rng.random(20000) < sigmoid(constant + dense @ truth, 1.0)).astype(float)
+    data = FeatureSet(["material.pawn.mg", "a.mg", "a.eg"], np.array([60.0, 30.0, -20.0]),
+                      scipy.sparse.csr_matrix(dense), constant, constant + dense @ truth,
+                      results, 0)
+    fit = fit_weights(data, k=1.0, min_positions=1, only=["material.*"])
+    assert fit.weights[0] == pytest.approx(100.0, abs=10.0)
+
+
 def test_largest_changes_are_listed_largest_first():
     from lab.tune.fit import largest_changes
 
