@@ -340,14 +340,18 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     return cal
 
 
+def _even_games(table: TomlTable, games: int) -> None:
+    """A stage's `games`: even (paired openings) and not negative (0: no stage)."""
+    if games < 0 or games % 2:
+        raise table.error(f"'games' must be even and >= 0 (games are paired), got {games}")
+
+
 def _anchor_round_robin(cal: Calibration, table: TomlTable) -> None:
     """`[anchor_round_robin]`: games per anchor pair and the pinned anchor."""
     cal.anchor_games = table.get("games", int, 0)
     cal.anchor_pin = table.get("pin", str, "")
     table.done()
-    if cal.anchor_games < 0 or cal.anchor_games % 2:
-        raise table.error(f"'games' must be even and >= 0 (games are paired), got "
-                          f"{cal.anchor_games}")
+    _even_games(table, cal.anchor_games)
 
 
 def _robustness(cal: Calibration, table: TomlTable) -> None:
@@ -374,11 +378,6 @@ def _robustness(cal: Calibration, table: TomlTable) -> None:
         raise table.error("give 'tcs' or 'seeds' (the variants to measure)")
     if cal.robust_games <= 0 or cal.robust_games % 2:
         raise table.error(f"'games' must be positive and even, got {cal.robust_games}")
-
-
-def _even_games(table: TomlTable, games: int) -> None:
-    if games < 0 or games % 2:
-        raise table.error(f"'games' must be even and >= 0 (games are paired), got {games}")
 
 
 def _spread(cal: Calibration, table: TomlTable) -> None:

@@ -64,7 +64,13 @@ def run(args: argparse.Namespace) -> int:
     from lab.experiment import BUILTIN_ENGINES
     from lab.store import StoreError
     from lab.tune.features import FeaturesError, engine_features
-    from lab.tune.fit import fit_weights, holdout_mask, largest_changes, mean_squared_error
+    from lab.tune.fit import (
+        fit_scale,
+        fit_weights,
+        holdout_mask,
+        largest_changes,
+        mean_squared_error,
+    )
     from lab.tune.positions import sample_positions
     from lab.tune.weights_file import write_weights_file
 
@@ -83,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         def held_out_error(weights: np.ndarray, k: float) -> float:
             return mean_squared_error(validation.values(weights), validation.results, k)
 
-        fits = [fit_weights(training, args.k, args.min_positions, ridge, args.only)
+        k = args.k if args.k is not None else fit_scale(training.values(training.weights),
+                                                         training.results)
+        fits = [fit_weights(training, k, args.min_positions, ridge, args.only)
                 for ridge in args.ridge]
         scores = [held_out_error(f.weights, f.k) if len(validation.results) else 0.0
                   for f in fits]
@@ -91,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         fit, ridge = fits[best], args.ridge[best]
         check = (held_out_error(validation.weights, fit.k), scores[best]) \
             if len(validation.results) else None
+        held_games = len(set(validation.game_ids))
         record = {
             "results": [str(folder) for folder in args.results], "skip": args.skip,
             "per_game": args.per_game, "seed": args.seed, "start": args.start,
@@ -100,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             "error_before": fit.error_before, "error_after": fit.error_after,
             "tuned": len(fit.tuned), "iterations": fit.iterations,
             "holdout": args.holdout, "held_out_positions": len(validation.results),
-            "held_out_games": len(set(validation.game_ids)),
+            "held_out_games": held_games,
             "held_out_error_before": check[0] if check else None,
             "held_out_error_after": check[1] if check else None,
         }
@@ -118,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
           f"({len(fit.tuned)} weight halves tuned, {fit.iterations} iterations: {fit.message})")
     if check:
         print(f"held out: {len(validation.results)} quiet positions of "
-              f"{len(set(validation.game_ids))} games, mean squared error {check[0]:.6f} -> "
+              f"{held_games} games, mean squared error {check[0]:.6f} -> "
               f"{check[1]:.6f}")
         if check[1] > check[0]:
             print("the fit does not carry over to the held-out games: it learnt the games it "
