@@ -189,6 +189,8 @@ class AlphaBetaSearch:
         self.root_score = 0
         self.root_pv: list[chess.Move] = []
         self.lines: list[RootLine] = []
+        self.root_moves: list[chess.Move] = []
+        """Set by `run`; empty for a quiescence search called on its own (engine.features)."""
         self.stop_reason = ""
         self.null_min_ply = 0
         """No null move before this ply (set while a null-move cutoff is being verified)."""

@@ -101,6 +101,13 @@ def test_quiet_means_no_check_and_no_capture_worth_making():
     assert not is_quiet(chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1"), Evaluator())
 
 
+def test_a_capture_search_long_enough_to_ask_the_stopper_is_judged():
+    """About 2000 capture-search nodes: the search asks its stopper on the way (every 1024
+    nodes at most), which once failed outside a `run` and ended `tempo tune`."""
+    tangled = chess.Board("1nbk2nr/3r1pb1/4pq1p/pppp2p1/1P1PPP2/P1PB2PP/R3NK2/1NB2Q1R w - - 2 16")
+    assert not is_quiet(tangled, Evaluator())
+
+
 def run_features(text: str, *args: str) -> list[dict]:
     done = subprocess.run([*ENGINE_CMD, "features", *args], input=text, capture_output=True,
                           text=True, timeout=60, cwd=REPO)
