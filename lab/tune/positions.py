@@ -21,7 +21,9 @@ RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 @dataclass(frozen=True)
 class Sample:
-    """One sampled position and its game's result for White (1, 0.5 or 0)."""
+    """One sampled position and its game's result for White (1, 0.5 or 0); `game_id` is the
+    game's id prefixed by its folder ("folder/r0001-e01-g0"), since every results folder numbers
+    its games the same way and a game held out must be one game."""
 
     fen: str
     result: float
@@ -61,5 +63,5 @@ def sample_positions(folders: Iterable[str | Path], skip: int = 8, per_game: int
                 fens.append(board.fen())
             eligible = fens[skip:]
             for fen in rng.sample(eligible, min(per_game, len(eligible))):
-                samples.append(Sample(fen, RESULTS[game.result], game.game_id))
+                samples.append(Sample(fen, RESULTS[game.result], f"{folder}/{game.game_id}"))
     return samples

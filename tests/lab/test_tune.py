@@ -4,6 +4,8 @@ results folder made by real games of our engine (nodes-limited, so they take sec
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from lab.cli import main
 from lab.experiment import BUILTIN_ENGINES
 from lab.store import read_store
 from lab.tune.features import FeatureSet, engine_features
-from lab.tune.fit import fit_scale, fit_weights, sigmoid
+from lab.tune.fit import fit_scale, fit_weights, holdout_mask, sigmoid
 from lab.tune.positions import Sample, sample_positions
 from lab.tune.weights_file import weight_table
 
@@ -147,9 +149,9 @@ def test_samples_skip_the_book_and_the_first_plies(self_play):
     with read_store(self_play) as store:
         games = store.games()
     samples = sample_positions([self_play], skip=4, per_game=1000)
-    assert {s.game_id for s in samples} == set(games["game_id"])
+    assert {s.game_id for s in samples} == {f"{self_play}/{g}" for g in games["game_id"]}
     for game in games.itertuples():
-        mine = [s for s in samples if s.game_id == game.game_id]
+        mine = [s for s in samples if s.game_id == f"{self_play}/{game.game_id}"]
         assert len(mine) == game.plies - 4
         board = chess.Board(game.opening_fen)
         book = [board.push_uci(m) or board.fen() for m in game.opening_moves.split()]
@@ -162,9 +164,25 @@ def test_samples_skip_the_book_and_the_first_plies(self_play):
     assert sample_positions([self_play, self_play], skip=4, per_game=3) == again
 
 
-def test_held_out_games_are_whole_games_and_reproducible():
-    from lab.tune.fit import holdout_mask
+def test_games_of_two_folders_are_told_apart(self_play, tmp_path):
+    """Every folder numbers its games r0001-e01-g0 on: a hold-out by game id must not take the
+    games of one number from every folder as one game."""
+    other = tmp_path / "other"
+    shutil.copytree(self_play, other)
+    with sqlite3.connect(other / "tempo.sqlite") as db:  # other games: one ply shorter
+        db.execute("DELETE FROM moves WHERE (game_id, ply) IN "
+                   "(SELECT game_id, MAX(ply) FROM moves GROUP BY game_id)")
+    samples = sample_positions([self_play, other], skip=4, per_game=3)
+    ids = {s.game_id for s in samples}
+    with read_store(self_play) as store:
+        games = len(store.games())
+    assert len(ids) == 2 * games
+    game_ids = [s.game_id for s in samples]
+    mask = holdout_mask(game_ids, 0.5, seed=1)
+    assert len({g for g, held in zip(game_ids, mask) if held}) == games
 
+
+def test_held_out_games_are_whole_games_and_reproducible():
     ids = [f"g{i // 5}" for i in range(100)]  # 20 games of 5 positions
     mask = holdout_mask(ids, 0.2, seed=3)
     held = {g for g, m in zip(ids, mask) if m}
@@ -178,7 +196,7 @@ def test_held_out_games_are_whole_games_and_reproducible():
 def test_a_fit_on_too_few_games_is_caught_by_the_held_out_games():
     """Many weights, few positions: the error on the fitted positions falls, the error on the
     held-out games rises; with enough positions both fall."""
-    from lab.tune.fit import holdout_mask, mean_squared_error
+    from lab.tune.fit import mean_squared_error
 
     truth = np.array([100.0, 30.0, -20.0, 15.0, 50.0])
 
