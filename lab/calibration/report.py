@@ -18,7 +18,12 @@ import pandas as pd
 from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import head_to_head
-from lab.calibration.outcome import CalibrationOutcome, RoundResult, extrapolated_targets
+from lab.calibration.outcome import (
+    AnchorRating,
+    CalibrationOutcome,
+    RoundResult,
+    extrapolated_targets,
+)
 from lab.calibration.plot import plot_calibration
 from lab.calibration.tables import param_columns
 from lab.machine import machine
@@ -171,10 +176,16 @@ def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | N
     report.write_text(report_text(cal, outcome, command), encoding="utf-8")
     summary = pd.concat([r.measured.assign(round=r.number) for r in outcome.rounds])
     summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
-    used = cal.ratings  # the measured ratings where the round robin measured them
+    return [plot, report, cal.out / LEVELS_NAME, write_anchor_table(cal, outcome.anchors)]
+
+
+def write_anchor_table(cal: Calibration, table: list[AnchorRating]) -> Path:
+    """anchors.csv: each anchor's rating used from now on (`cal` is the calibration after the
+    round robin: measured where it measured), declared and measured ratings, interval, games."""
+    used = cal.ratings
+    path = cal.out / ANCHORS_NAME
     pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned)
-                  for r in outcome.anchors],
+                  for r in table],
                  columns=["name", "rating", "declared", "measured", "halfwidth", "games",
-                          "pinned"]).to_csv(cal.out / ANCHORS_NAME, index=False,
-                                            float_format="%.1f")
-    return [plot, report, cal.out / LEVELS_NAME, cal.out / ANCHORS_NAME]
+                          "pinned"]).to_csv(path, index=False, float_format="%.1f")
+    return path

@@ -19,12 +19,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("calibration", help="the calibration TOML file")
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
     parser.add_argument("--rounds", type=int, help="budget of measure-and-correct rounds")
+    parser.add_argument("--anchors-only", action="store_true",
+                        help="play (or resume) only the anchor round robin, which involves no "
+                        "level of our engine, print the anchor table and write anchors.csv; "
+                        "the full command later resumes from it (so the anchors can be rated "
+                        "while the engine is still changing)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """0: the final table passed; 1: it did not (or a stage failed); 2: invalid input."""
+    """0: the final table passed (with --anchors-only: the anchors are rated); 1: it did not
+    (or a stage failed); 2: invalid input."""
     from lab.calibration import CalibrationError, load_calibration, run_calibration
+    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.report import write_anchor_table
     from lab.experiment import ExperimentError
     from lab.store import StoreError
 
@@ -34,6 +42,14 @@ def run(args: argparse.Namespace) -> int:
             if args.rounds < 1:
                 raise CalibrationError("--rounds must be at least 1")
             cal.rounds = args.rounds
+        if args.anchors_only:
+            if not cal.anchor_games:
+                raise CalibrationError(f"{cal.source}: --anchors-only needs an "
+                                       "[anchor_round_robin] with games")
+            rated, table = rate_anchors(cal)
+            print("\n".join(anchor_lines(table)))
+            print(write_anchor_table(rated, table))
+            return 0
         command = "tempo calibrate " + shlex.join(sys.argv[2:] if len(sys.argv) > 2
                                                  else [args.calibration])
         outcome = run_calibration(cal, command=command)

@@ -440,3 +440,27 @@ def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
     assert rate_anchors(cal, stream=io.StringIO())[1] == table  # resumed: nothing replayed
     unrated = load_calibration(write(tmp_path, TINY, "plain.toml"))
     assert rate_anchors(unrated)[0] is unrated  # no round robin: ratings as declared
+
+
+@needs_stockfish
+def test_anchors_only_rates_the_anchors_and_plays_no_level(tmp_path, capsys):
+    """`--anchors-only`: the round robin, its table printed and anchors.csv written, no level
+    played; run again, it resumes (nothing replayed). Without a round robin it is refused."""
+    from lab.cli import main
+
+    text = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
+        "[levels]", '[anchor_round_robin]\ngames = 4\npin = "sk3"\n\n[levels]')
+    out = tmp_path / "out"
+    path = write(tmp_path, text)
+    assert main(["calibrate", str(path), "--out", str(out), "--anchors-only"]) == 0
+    printed = capsys.readouterr().out
+    assert "| sk3 | 1742 | pinned 1742 |" in printed and str(out / "anchors.csv") in printed
+    anchors = pd.read_csv(out / "anchors.csv").set_index("name")
+    assert anchors.loc["sk3", "rating"] == 1742 and anchors.loc["sk3", "pinned"]
+    assert anchors.loc["sk0", "games"] == 4
+    assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv"]
+    assert main(["calibrate", str(path), "--out", str(out), "--anchors-only"]) == 0
+    with open_store(out / "anchors") as store:
+        assert store.game_count() == 4
+    assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--anchors-only"]) == 2
+    assert "--anchors-only needs an [anchor_round_robin]" in capsys.readouterr().err
