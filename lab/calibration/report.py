@@ -100,6 +100,11 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
     book = cal.openings.get("file", "the start position")
     anchors = "; ".join(f"{a.name} = {a.rating:g} ({a.table.get('options', {})})"
                         for a in cal.anchors)
+    stages = ["transitivity (E)", "robustness (F)"]
+    if cal.spread_games:
+        stages.append(f"levels {cal.spread_gap} apart (S)")
+    if cal.top_games:
+        stages.append("full strength against the top level (T)")
     lines = [
         f"# Calibration: {cal.name}",
         "",
@@ -109,8 +114,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
         "intervals from the likelihood's curvature, relative to the anchors.",
         f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G) and issue #18's replication (R), "
-        f"transitivity (E), robustness (F), levels {cal.spread_gap} apart (S) and full "
-        f"strength against the top level (T); thresholds {cal.thresholds}.",
+        f"{', '.join(stages[:-1])} and {stages[-1]}; thresholds {cal.thresholds}.",
         f"- Machine: {machine()}.",
         f"- Written {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}"
         + (f" by `{command}`." if command else "."),

@@ -138,6 +138,24 @@ def test_spread_and_top_are_read_and_optional(tmp_path):
     assert spread_pairs([1000, 1300], 400) == []
 
 
+def test_the_report_names_only_the_stages_the_file_asks_for(tmp_path):
+    from lab.calibration.report import report_text
+    from lab.calibration.run import CalibrationOutcome
+
+    def criteria(text: str) -> str:
+        cal = load_calibration(write(tmp_path, text))
+        report = report_text(cal, CalibrationOutcome(anchors=[]))
+        return next(line for line in report.splitlines() if line.startswith("- Criteria"))
+
+    plain = criteria(TINY)
+    assert "transitivity (E) and robustness (F);" in plain
+    assert "apart (S)" not in plain and "(T)" not in plain
+    both = criteria(TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 4\n\n[top]\n"
+                                 "games = 2\n\n[levels]"))
+    assert ("transitivity (E), robustness (F), levels 400 apart (S) and full strength against "
+            "the top level (T);") in both
+
+
 @needs_stockfish
 def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
     from lab.calibration.criteria import Verdict
