@@ -53,8 +53,12 @@ def choose_interpreter(environ: dict[str, str] | None = None) -> str:
 
 
 def engine_command(argv: list[str], environ: dict[str, str] | None = None) -> list[str]:
-    """The full command line that runs the engine with `argv`."""
-    return [choose_interpreter(environ), "-m", "engine", *argv]
+    """The full command line that runs this checkout's engine with `argv`: the repository root
+    is put first on the path, since `python -m engine` would take the working directory's
+    `engine` first (another checkout's, when the working directory is one)."""
+    start = (f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); "
+             "from engine.uci import main; sys.exit(main())")
+    return [choose_interpreter(environ), "-c", start, *argv]
 
 
 def engine_environment(environ: dict[str, str] | None = None) -> dict[str, str]:

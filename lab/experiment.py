@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +29,30 @@ from lab.records import Adjudication, EngineSpec
 from lab.variants import Variant
 from timecontrol.control import TimeControl
 
-#: Our engine's launcher, run as its own process (it picks the interpreter, CPython unless
-#: TEMPO_ENGINE_PYTHON says otherwise, and then replaces itself by the engine).
-#: `engine.launcher` has no `__main__` block, so its `main` is called explicitly.
-BUILTIN_ENGINES = {
-    "tempo": [sys.executable, "-c", "import sys; from engine.launcher import main; "
-              "sys.exit(main())"],
-}
+#: The checkout this lab runs from: `builtin = "tempo"` is the engine of this checkout.
+LAB_ROOT = Path(__file__).resolve().parents[1]
+_LAUNCH = ("import sys; sys.path.insert(0, {root!r}); from engine.launcher import main; "
+           "sys.exit(main())")
+_LAUNCH_PATTERN = re.compile(re.escape(_LAUNCH).replace(re.escape("{root!r}"), "'[^']*'"))
+
+
+def builtin_command(root: Path = LAB_ROOT) -> list[str]:
+    """Our engine's launcher in the checkout `root`, run as its own process (it picks the
+    interpreter, CPython unless TEMPO_ENGINE_PYTHON says otherwise, and then replaces itself by
+    the engine). The root goes first on the path, so the engine is that checkout's whatever the
+    working directory or the installed package: a harness run from one checkout (or with one
+    virtualenv for several worktrees) once played another's engine as the working tree.
+    `engine.launcher` has no `__main__` block, so its `main` is called explicitly."""
+    return [sys.executable, "-c", _LAUNCH.format(root=str(root))]
+
+
+def is_builtin_command(cmd: list[str]) -> bool:
+    """Whether `cmd` is `builtin_command` of some checkout (for an experiment's identity)."""
+    return (len(cmd) == 3 and cmd[0] == sys.executable and cmd[1] == "-c"
+            and _LAUNCH_PATTERN.fullmatch(cmd[2]) is not None)
+
+
+BUILTIN_ENGINES = {"tempo": builtin_command()}
 #: `interpreter` key of a builtin engine -> value of TEMPO_ENGINE_PYTHON.
 INTERPRETERS = ("pypy", "cpython")
 #: The balanced book shipped with the repository: `tempo match`'s default openings.
@@ -156,14 +174,13 @@ class Experiment:
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log",
                     "wait_ms", "output"):
             data.pop(key)
-        builtins = {tuple(cmd): name for name, cmd in BUILTIN_ENGINES.items()}
         for engine in data["engines"]:
             if engine["margin_ms"] is None:
                 engine.pop("margin_ms")
             if not engine["ponder"]:  # absent unless set: older folders still resume
                 engine.pop("ponder")
-            if tuple(engine["cmd"]) in builtins:
-                engine["cmd"] = [f"builtin:{builtins[tuple(engine['cmd'])]}"]
+            if is_builtin_command(engine["cmd"]):
+                engine["cmd"] = ["builtin:tempo"]
             revision = engine.pop("revision")  # absent unless set: older folders still resume
             if revision is not None:  # the commit names the tree and its interpreter
                 engine.update(cmd=[f"{engine['cmd'][0]}@{revision}"], cwd=None)

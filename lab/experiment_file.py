@@ -32,6 +32,7 @@ from lab.experiment import (
     OutputFiles,
     Overrides,
     SprtConfig,
+    builtin_command,
     load_book_for,
 )
 from lab.openings import POLYGLOT_PICKS
@@ -95,6 +96,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         except RevisionError as exc:
             raise table.error(str(exc)) from None
         cwd, env, default_name = str(tree), {**revision_environment(), **env}, revision[:7]
+        command = builtin_command(tree)
     if builtin is None:
         command = [_resolve_binary(command[0], base, cwd)] + command[1:]
     protocol = table.get("protocol", str, "uci")

@@ -61,9 +61,23 @@ def test_forced_path_must_be_executable():
 
 def test_command_and_environment():
     command = engine_command(["bench", "--depth", "2"], {"TEMPO_ENGINE_PYTHON": "cpython"})
-    assert command == [sys.executable, "-m", "engine", "bench", "--depth", "2"]
+    assert command[0] == sys.executable and command[1] == "-c"
+    assert command[3:] == ["bench", "--depth", "2"] and repr(str(REPO_ROOT)) in command[2]
     env = engine_environment({"PYTHONPATH": "/elsewhere"})
     assert env["PYTHONPATH"].split(":") == [str(REPO_ROOT), "/elsewhere"]
+
+
+def test_the_engine_is_this_checkouts_whatever_the_working_directory(tmp_path):
+    """`python -m engine` takes the working directory's `engine` first; the launcher's command
+    runs this checkout's, also from another checkout."""
+    decoy = tmp_path / "engine"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    (decoy / "uci.py").write_text("def main():\n    print('id name decoy')\n    return 0\n")
+    command = engine_command([], {"TEMPO_ENGINE_PYTHON": "cpython"})
+    answer = subprocess.run(command, input="uci\nquit\n", capture_output=True, text=True,
+                            cwd=tmp_path, env=engine_environment(), timeout=60)
+    assert "id name Tempo" in answer.stdout and "decoy" not in answer.stdout, answer.stdout
 
 
 @pytest.mark.skipif(not REPO_PYPY.exists(), reason="no PyPy venv in this checkout")

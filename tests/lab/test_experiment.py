@@ -6,12 +6,19 @@ that never finishes its handshake, an XBoard engine without `setboard`).
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from lab.experiment import ExperimentError, Overrides
+from lab.experiment import (
+    LAB_ROOT,
+    ExperimentError,
+    Overrides,
+    builtin_command,
+    is_builtin_command,
+)
 from lab.experiment_file import ST_MARGIN_MS, load_experiment
 from lab.quick_match import quick_experiment
 from lab.runner import probe_engines
@@ -270,6 +277,31 @@ def test_identity_survives_a_moved_book_and_names_our_engine_not_its_interpreter
     moved.write_text("\n".join(BOOK.read_text().splitlines()[:10]) + "\n")
     changed = load_experiment(write(tmp_path, text.replace(str(BOOK), str(moved)), "c.toml"))
     assert changed.identity() != here.identity()
+
+
+def decoy_checkout(folder: Path) -> Path:
+    """A folder whose `engine` package (launcher and UCI loop) only says "decoy"."""
+    package = folder / "engine"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "launcher.py").write_text("def main():\n    print('id name decoy')\n    return 0\n")
+    (package / "uci.py").write_text("def main():\n    print('id name decoy')\n    return 0\n")
+    return folder
+
+
+def test_our_engine_is_this_checkouts_whatever_the_working_directory(tmp_path):
+    """`builtin = "tempo"` runs the engine of the checkout the lab runs from: a harness started
+    in another checkout (or with one virtualenv for several worktrees) once played that
+    checkout's engine as "the working tree", and an SPRT measured the wrong change."""
+    decoy = decoy_checkout(tmp_path / "other")
+    text = BASE.replace(f'cmd = ["{STOCKFISH}"]\noptions', 'builtin = "tempo"\noptions', 1)
+    spec = load_experiment(write(tmp_path, text)).engines[0]
+    assert spec.cmd == builtin_command(LAB_ROOT)
+    answer = subprocess.run(spec.cmd, input="uci\nquit\n", capture_output=True, text=True,
+                            cwd=decoy, timeout=60)
+    assert "id name Tempo" in answer.stdout and "decoy" not in answer.stdout, answer.stdout
+    # another checkout's launcher is still our engine in the experiment's identity
+    assert is_builtin_command(builtin_command(decoy)) and not is_builtin_command([STOCKFISH])
 
 
 @pytest.mark.parametrize("overrides", [Overrides(games=0), Overrides(rounds=-1),

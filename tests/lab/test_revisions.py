@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from lab.experiment import ExperimentError, Overrides
+from lab.experiment import LAB_ROOT, ExperimentError, Overrides, builtin_command
 from lab.experiment_file import load_experiment, parse_experiment
 from lab.revisions import (
     REPO_ROOT,
@@ -114,7 +114,8 @@ def test_the_experiment_runs_the_revisions_engine_not_the_working_trees(tmp_path
     old, current = exp.engine("new"), exp.engine("base")
     assert old.revision == resolve(OLD) and current.revision is None
     assert old.cwd == str(revision_tree(OLD)[1])
-    assert old.cmd == current.cmd  # the same launcher, started in the revision's tree
+    tree = revision_tree(OLD)[1]
+    assert old.cmd == builtin_command(tree) and current.cmd == builtin_command(LAB_ROOT)
     refused = answer_to_depth_zero(old.cmd, old.cwd, old.env)
     assert "depth must be positive" in refused and "bestmove" not in refused
     answered = answer_to_depth_zero(current.cmd, current.cwd, current.env)
