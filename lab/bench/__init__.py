@@ -2,7 +2,7 @@
 
 #: Each benchmark's module and its one-line help, in the order `tempo bench --help` lists them.
 SUMMARIES = {
-    "elo": "a short UCI_Elo ladder (score matrix) and where the NPS limit saturates",
+    "elo": "a short UCI_Elo ladder (score matrix) and where the search-effort limits saturate",
     "engine": "engine bench (nodes, time, NPS) per mode under CPython and PyPy",
     "harness": "harness latency, games per hour, time losses",
     "page": "writing report.html for a 1000-game, 3-engine results folder",

@@ -1,17 +1,21 @@
-"""`tempo bench elo`: a short ladder of our engine's UCI_Elo levels, and where the NPS limit stops
-mattering.
+"""`tempo bench elo`: a short ladder of our engine's UCI_Elo levels, and where the search-effort
+limit stops mattering.
 
 The ladder is a round-robin of a few limited levels and full strength (paired openings from the
 shipped balanced book, a fast control) played through the lab's harness like any experiment, so
-our engine runs as processes. It prints the score matrix, then per level the NPS limit (read
-from the engine's own `debug on` dump, as lab.calibration.probe reads it: the lab never
-recomputes the engine's formulas) beside the NPS each level reached in the ladder, and the
-engine's unthrottled NPS under PyPy and CPython (its `bench`). The NPS limit grows like a 4th
-power of the Elo (docs/reference/elo_limit.md §0) while a Python search runs at a few thousand to
-tens of thousands of nodes per second, so above some Elo the limit no longer binds and the
-levels differ only by move errors and knowledge (§6: "a pure-Python search will not reach
-MadChess's 2M NPS"): that saturation Elo, the lowest whose limit is at least the unthrottled
-NPS, is found by bisection over the engine's dumps.
+our engine runs as processes. It prints the score matrix, then per level its search effort as
+the engine's own `debug on` dump gives it (as lab.calibration.probe reads it: the lab never
+recomputes the engine's formulas): MadChess's NPS, the node budget per move and depth cap of
+`LimitMode nodes` (the default, the mode the ladder plays) and the throttle NPS of `LimitMode
+nps`, beside the nodes per move and NPS each player reached in the ladder.
+
+The effort grows like a 4th power of the Elo (docs/reference/elo_limit.md §0) while a Python
+search is far slower than MadChess (§6: "a pure-Python search will not reach MadChess's 2M
+NPS"), so above some Elo the limit no longer binds and levels differ only by move errors,
+knowledge and the depth cap. That saturation Elo, found by bisection over the engine's dumps, is
+printed for each mode: for `nodes`, the lowest level whose budget reaches the nodes per move
+full strength searched in these games (so it depends on the time control); for `nps`, the lowest
+whose throttle NPS reaches the engine's unthrottled NPS under CPython and PyPy (its `bench`).
 """
 
 from __future__ import annotations
@@ -38,11 +42,9 @@ from lab.store import open_store
 
 LEVELS = (800, 1200, 1600)
 FULL = "full"
-#: The UCI_Elo range our engine declares (engine/strength/range.py); it refuses other values.
-ELO_MIN, ELO_MAX = 600, 1720
-#: The highest limited level: the range's top is full strength, which dumps no parameters.
-LIMITED_MAX = ELO_MAX - 1
+_ELO_OPTION = re.compile(r"option name UCI_Elo type spin default -?\d+ min (-?\d+) max (-?\d+)")
 _NPS = re.compile(r"NPS = (\d+), MoveError")
+_EFFORT = re.compile(r"Nodes = (\d+), DepthCap = (\d+), ThrottleNPS = (\d+)")
 
 
 #: Every engine keeps 100 ms per move for the harness and a busy machine, as the calibration
@@ -108,6 +110,14 @@ def score_matrix(games: pd.DataFrame, players: list[str]) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def nodes_per_move(moves: pd.DataFrame) -> dict[str, int]:
+    """Median nodes each engine searched per move in the games."""
+    if moves.empty or "nodes" not in moves:
+        return {}
+    medians = moves.dropna(subset=["nodes"]).groupby("engine")["nodes"].median()
+    return {engine: int(value) for engine, value in medians.items()}
+
+
 def reached_nps(moves: pd.DataFrame) -> dict[str, int]:
     """Nodes per second each engine searched in the games (its telemetry: nodes / used time)."""
     if moves.empty or "tm_nodes" not in moves or "tm_used_ms" not in moves:
@@ -135,7 +145,14 @@ class LimitProbe:
         self.process = subprocess.Popen(
             spec.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, cwd=spec.cwd, env={**os.environ, **spec.env})
-        self.converse(["uci", "debug on", "setoption name UCI_LimitStrength value true"])
+        lines = self.converse(["uci", "debug on", "setoption name UCI_LimitStrength value true"])
+        declared = next((m for m in map(_ELO_OPTION.search, lines) if m), None)
+        if declared is None:
+            self.close()
+            raise ProbeError(f"engine {self.name} declares no UCI_Elo range: {lines[:3]}")
+        self.elo_range = (int(declared.group(1)), int(declared.group(2)))
+        """The `UCI_Elo` range the engine declares (it refuses other values); its top is full
+        strength, which dumps no parameters."""
 
     def converse(self, commands: list[str]) -> list[str]:
         """Send `commands` and `isready`; the lines before `readyok`."""
@@ -149,14 +166,28 @@ class LimitProbe:
             lines.append(raw.strip())
         raise ProbeError(f"engine {self.name} exited while probing (last output: {lines[-3:]})")
 
+    def effort(self, elo: int) -> LevelEffort:
+        """The search effort the engine dumps for `elo`."""
+        lines = [line for line in self.converse([f"setoption name UCI_Elo value {elo}"])
+                 if line.startswith("info string ")]
+        nps = next((m for m in map(_NPS.search, lines) if m), None)
+        effort = next((m for m in map(_EFFORT.search, lines) if m), None)
+        if nps is None or effort is None:
+            raise ProbeError(f"engine {self.name} printed no search effort for UCI_Elo {elo}: "
+                             f"{lines[:3]}")
+        return LevelEffort(int(nps.group(1)), *(int(group) for group in effort.groups()))
+
     def nps(self, elo: int) -> int:
-        """The NPS limit the engine dumps for `elo`."""
-        lines = self.converse([f"setoption name UCI_Elo value {elo}"])
-        for line in lines:
-            match = _NPS.search(line)
-            if line.startswith("info string ") and match:
-                return int(match.group(1))
-        raise ProbeError(f"engine {self.name} printed no NPS for UCI_Elo {elo}: {lines[:3]}")
+        """MadChess's NPS the engine dumps for `elo`."""
+        return self.effort(elo).nps
+
+    def nodes(self, elo: int) -> int:
+        """The node budget per move of `elo` (`LimitMode nodes`)."""
+        return self.effort(elo).nodes
+
+    def throttle_nps(self, elo: int) -> int:
+        """The NPS `LimitMode nps` holds `elo` to."""
+        return self.effort(elo).throttle_nps
 
     def close(self) -> None:
         try:
@@ -172,28 +203,41 @@ class LimitProbe:
         self.close()
 
 
-def saturation_elo(nps: float, limit_of: Callable[[int], int]) -> int | None:
-    """The lowest Elo whose NPS limit is at least `nps` (the limit no longer binds from there
-    on), by bisection: the limit grows with the Elo. None when even the top limited level
-    binds."""
-    if limit_of(LIMITED_MAX) < nps:
+def saturation_elo(reached: float, limit_of: Callable[[int], int],
+                   elo_range: tuple[int, int]) -> int | None:
+    """The lowest Elo of `elo_range` whose limit (`limit_of`: node budget or NPS) is at least
+    `reached`, the effort the unlimited engine spends (the limit no longer binds from there on),
+    by bisection: the limit grows with the Elo. The range's top is full strength, so the highest
+    limited level is one below it. None when even that level binds."""
+    low, high = elo_range[0], elo_range[1] - 1
+    if limit_of(high) < reached:
         return None
-    low, high = ELO_MIN, LIMITED_MAX
-    if limit_of(low) >= nps:
+    if limit_of(low) >= reached:
         return low
     while high - low > 1:
         middle = (low + high) // 2
-        if limit_of(middle) >= nps:
+        if limit_of(middle) >= reached:
             high = middle
         else:
             low = middle
     return high
 
 
+@dataclass(frozen=True)
+class LevelEffort:
+    """A level's search effort from the engine's dump: MadChess's NPS, then `LimitMode nodes`'
+    budget per move and depth cap and `LimitMode nps`' throttle."""
+
+    nps: int
+    nodes: int
+    depth_cap: int
+    throttle_nps: int
+
+
 @dataclass
 class SpeedRow:
-    """One interpreter's unthrottled speed (engine bench) and the Elo where the limit stops
-    binding at that speed."""
+    """One interpreter's unthrottled speed (engine bench) and the Elo where `LimitMode nps`'
+    throttle stops binding at that speed."""
 
     interpreter: str
     nps: int
@@ -201,7 +245,10 @@ class SpeedRow:
     saturation: int | None
 
 
-def measure_speeds(depth: int, limit_of: Callable[[int], int]) -> list[SpeedRow | str]:
+def measure_speeds(depth: int, throttle_of: Callable[[int], int],
+                   elo_range: tuple[int, int]) -> list[SpeedRow | str]:
+    """Each interpreter's `bench` speed and the saturation Elo of `throttle_of` (an Elo's
+    throttle NPS) at that speed."""
     rows: list[SpeedRow | str] = []
     for interpreter in INTERPRETERS:
         try:
@@ -210,23 +257,27 @@ def measure_speeds(depth: int, limit_of: Callable[[int], int]) -> list[SpeedRow 
             rows.append(f"{interpreter}: {error}")
             continue
         speed = run.cpu_nps or run.nps
-        rows.append(SpeedRow(interpreter, run.nps, run.cpu_nps, saturation_elo(speed, limit_of)))
+        rows.append(SpeedRow(interpreter, run.nps, run.cpu_nps,
+                             saturation_elo(speed, throttle_of, elo_range)))
     return rows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "elo", description="Round-robin of UCI_Elo levels and full strength with paired openings, "
-        "then the NPS limit of each level beside the NPS it reached and the engine's "
-        "unthrottled NPS under PyPy and CPython, and the Elo above which the limit no longer "
-        "binds.")
+        "then each level's search effort (node budget, depth cap, throttle NPS) beside the nodes "
+        "per move and NPS it reached, and the Elo above which each limit mode no longer binds: "
+        "node budgets against full strength's nodes per move in the games, the throttle against "
+        "the engine's unthrottled NPS under CPython and PyPy.")
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)),
-                        help="comma-separated UCI_Elo levels (default 800,1400,2000)")
+                        help="comma-separated UCI_Elo levels (default "
+                        f"{','.join(map(str, LEVELS))})")
     parser.add_argument("--games", type=int, default=2,
                         help="games per pairing, even (default 2: one opening, both colours)")
     parser.add_argument("--tc", default="4+0.04", help="time control (default 4+0.04)")
-    parser.add_argument("--interpreter", choices=INTERPRETERS, default="pypy",
-                        help="interpreter of the ladder's engines (default pypy)")
+    parser.add_argument("--interpreter", choices=INTERPRETERS, default="cpython",
+                        help="interpreter of the ladder's engines (default cpython, the "
+                        "engine's own default)")
     parser.add_argument("--concurrency", type=int, help="games at once (default: cores)")
     parser.add_argument("--seed", type=int, default=1, help="opening order seed (default 1)")
     parser.add_argument("--bench-depth", type=int, default=4,
@@ -235,27 +286,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def parse_levels(text: str) -> list[int]:
+def parse_levels(text: str, elo_range: tuple[int, int]) -> list[int]:
+    """The --levels list, checked: distinct limited levels, below the range's top (full
+    strength, which the ladder plays anyway)."""
     try:
         levels = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise ValueError(f"--levels {text!r}: give comma-separated integers") from None
-    bad = [elo for elo in levels if not ELO_MIN <= elo <= ELO_MAX]
+    low, high = elo_range[0], elo_range[1] - 1
+    bad = [elo for elo in levels if not low <= elo <= high]
     if not levels or bad or len(set(levels)) != len(levels):
-        raise ValueError(f"--levels {text!r}: distinct Elos in {ELO_MIN}..{ELO_MAX} needed")
+        raise ValueError(f"--levels {text!r}: distinct Elos in {low}..{high} needed (the "
+                         f"engine's UCI_Elo range is {low}..{elo_range[1]}, its top full "
+                         "strength)")
     return sorted(levels)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        levels = parse_levels(args.levels)
         if args.games < 2 or args.games % 2:
             raise ValueError(f"--games {args.games}: an even number >= 2 is needed")
+        with LimitProbe() as probe:
+            elo_range = probe.elo_range
+            levels = parse_levels(args.levels, elo_range)
+            efforts = {level_name(elo): probe.effort(elo) for elo in levels}
         out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="tempo-bench-elo-"))
         experiment = ladder_experiment(levels, args.games, args.tc, args.interpreter, out,
                                        args.concurrency, args.seed)
-        with LimitProbe() as probe:
-            limits = {level_name(elo): probe.nps(elo) for elo in levels}
         outcome = run_experiment(experiment, overwrite=True, live=False)
     except (ValueError, ExperimentError, ProbeError) as error:
         print(f"tempo bench elo: {error}", file=sys.stderr)
@@ -266,15 +323,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"Score matrix ({args.tc}, {args.games} games per pairing, {args.interpreter}; "
           f"row's points against column):")
     print(score_matrix(games, players).to_string())
-    reached = reached_nps(moves)
-    print(f"\n{'level':<8} {'NPS limit':>10} {'NPS in games':>13}")
+    reached, per_move = reached_nps(moves), nodes_per_move(moves)
+    print(f"\n{'level':<8} {'MadChess NPS':>12} {'node budget':>11} {'depth cap':>9} "
+          f"{'throttle NPS':>12} {'nodes/move':>10} {'NPS in games':>12}")
     for name in players:
-        limit = f"{limits[name]:>10}" if name in limits else f"{'none':>10}"
-        print(f"{name:<8} {limit} {reached.get(name, '-'):>13}")
-    print("\nUnthrottled NPS (engine bench, alphabeta) and the saturation Elo (the lowest whose "
-          "NPS limit is at least that speed, by the CPU-time NPS):")
+        effort = efforts.get(name)
+        limits = (f"{effort.nps:>12} {effort.nodes:>11} {effort.depth_cap:>9} "
+                  f"{effort.throttle_nps:>12}" if effort else
+                  f"{'none':>12} {'none':>11} {'none':>9} {'none':>12}")
+        print(f"{name:<8} {limits} {per_move.get(name, '-'):>10} {reached.get(name, '-'):>12}")
     with LimitProbe() as probe:
-        speeds = measure_speeds(args.bench_depth, probe.nps)
+        full_nodes = per_move.get(FULL)
+        if full_nodes is not None:
+            where = saturation_elo(full_nodes, probe.nodes, elo_range)
+            print(f"\nLimitMode nodes (played here): full strength searched a median {full_nodes} "
+                  f"nodes per move at {args.tc}; " + (
+                      f"node budgets reach that from UCI_Elo {where}" if where is not None
+                      else "every limited level's budget is below it"))
+        print("\nLimitMode nps: unthrottled NPS (engine bench, alphabeta) and the saturation Elo "
+              "(the lowest whose throttle NPS is at least that speed, by the CPU-time NPS):")
+        speeds = measure_speeds(args.bench_depth, probe.throttle_nps, elo_range)
     for row in speeds:
         if isinstance(row, str):
             print(f"  {row}")

@@ -1,5 +1,5 @@
-"""`tempo bench elo` (lab/bench/elo.py): the score matrix, the saturation Elo found from the
-engine's own dumps, and a tiny ladder end to end."""
+"""`tempo bench elo` (lab/bench/elo.py): the score matrix, each level's search effort and the
+saturation Elos found from the engine's own dumps, and a tiny ladder end to end."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import sys
 import pandas as pd
 import pytest
 
-from lab.bench.elo import LimitProbe, parse_levels, saturation_elo, score_matrix
+from engine.strength import FULL_STRENGTH_ELO, params_for_elo
+from engine.strength.range import LADDER_MIN_ELO
+from engine.strength.throttle import rescaled_nps
+from lab.bench.elo import LimitProbe, nodes_per_move, parse_levels, saturation_elo, score_matrix
 from tests.engine.conftest import REPO
 
 
@@ -30,26 +33,49 @@ def test_saturation_is_the_lowest_elo_whose_limit_is_reached():
     def limit(elo: int) -> int:
         return (elo - 500) * 10
 
-    assert saturation_elo(5000, limit) == 1000
-    assert saturation_elo(5001, limit) == 1001
-    assert saturation_elo(10, limit) == 600
-    assert saturation_elo(30000, limit) is None
+    assert saturation_elo(5000, limit, (600, 1720)) == 1000
+    assert saturation_elo(5001, limit, (600, 1720)) == 1001
+    assert saturation_elo(10, limit, (600, 1720)) == 600
+    assert saturation_elo(12190, limit, (600, 1720)) == 1719  # the top limited level
+    assert saturation_elo(12191, limit, (600, 1720)) is None  # 1720 is full strength
 
 
 def test_saturation_from_the_engines_dumps_reproduces_the_seed():
     # Seed 000: 6,863 NPS at 1075 Elo; the formula gives 6,809 at 1074 (reference §0).
     with LimitProbe() as probe:
+        assert probe.elo_range == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
         assert probe.nps(1075) == 6863 and probe.nps(1074) == 6809
-        assert saturation_elo(6863, probe.nps) == 1075
-        assert saturation_elo(6864, probe.nps) == 1076
-        assert saturation_elo(2_000_501, probe.nps) is None
+        assert saturation_elo(6863, probe.nps, probe.elo_range) == 1075
+        assert saturation_elo(6864, probe.nps, probe.elo_range) == 1076
+        assert saturation_elo(2_000_501, probe.nps, probe.elo_range) is None
+
+
+def test_each_levels_effort_is_the_engines_own():
+    """The dump's node budget, depth cap and throttle NPS are what the engine plays with, and
+    the node budgets' saturation Elo is the lowest level whose budget reaches a node count."""
+    with LimitProbe() as probe:
+        for elo in (700, 1200, 1600):
+            effort = probe.effort(elo)
+            params = params_for_elo(elo)
+            assert (effort.nps, effort.nodes, effort.depth_cap) == (
+                params.nps, params.nodes, params.depth_cap)
+            assert effort.throttle_nps == rescaled_nps(params.nps)
+        budget = probe.nodes(1200)
+        where = saturation_elo(budget, probe.nodes, probe.elo_range)
+        assert where <= 1200 and probe.nodes(where) >= budget > probe.nodes(where - 1)
+
+
+def test_nodes_per_move_is_each_engines_median():
+    moves = pd.DataFrame({"engine": ["full", "full", "full", "L800", "L800"],
+                          "nodes": [100, 5000, 300, 40, None]})
+    assert nodes_per_move(moves) == {"full": 300, "L800": 40}
 
 
 def test_levels_are_checked():
-    assert parse_levels("1700, 800,1400") == [800, 1400, 1700]
-    for bad in ("800,800", "500", "2000", "x", ""):  # 2000: above the declared 600..1720
+    assert parse_levels("1700, 800,1400", (600, 1720)) == [800, 1400, 1700]
+    for bad in ("800,800", "500", "1720", "2000", "x", ""):  # 1720: the top, full strength
         with pytest.raises(ValueError, match="--levels"):
-            parse_levels(bad)
+            parse_levels(bad, (600, 1720))
 
 
 @pytest.mark.slow
@@ -66,5 +92,10 @@ def test_tiny_ladder_end_to_end(tmp_path):
     assert row.split()[1] == "-" and full.split()[2] == "-"
     assert float(row.split()[2].split("/")[0]) + float(full.split()[1].split("/")[0]) == 2
     limit_row = next(line for line in lines if line.startswith("L800 ") and "/" not in line)
-    assert limit_row.split()[1] == "700"
+    with LimitProbe() as probe:
+        effort = probe.effort(800)
+    assert limit_row.split()[1:5] == ["700", str(effort.nodes), str(effort.depth_cap),
+                                      str(effort.throttle_nps)]
+    assert any(line.startswith("LimitMode nodes (played here): full strength searched a median")
+               for line in lines)
     assert any("cpython" in line and "NPS" in line for line in lines)
