@@ -452,7 +452,8 @@ class UciEngine:
             pondering.cpu_started = time.thread_time()
             return self.make_stopper(go, root, None if reused is None else total_nodes)
 
-        pondering = Pondering(PonderStopper(make), threading.Event(), started)
+        pondering = Pondering(PonderStopper(make, search.iterative(self.options["SearchMode"])),
+                              threading.Event(), started)
         return pondering
 
     def make_stopper(self, go: GoParams, board: chess.Board, reused: int | None) -> Stopper:

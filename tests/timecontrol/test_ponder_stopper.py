@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from timecontrol.common import move_stopper
 from timecontrol.go import GoParams
-from timecontrol.ponder import PonderStopper
+from timecontrol.ponder import PONDERED_ENOUGH, PonderStopper
 from timecontrol.smooth import SmoothManager, SmoothParams
 from timecontrol.stopper import NodesStopper, SearchStats, Stopper, StopperHints
 
@@ -85,3 +85,36 @@ def test_go_nodes_counts_from_ponderhit() -> None:
     assert stopper.should_stop(at(101, 5000), StopperHints()) is None
     assert stopper.should_stop(at(150, 5999), StopperHints()) is None
     assert stopper.should_stop(at(160, 6000), StopperHints()) == "nodes"
+
+
+class Soft(Stopper):
+    """A manager's stopper with a 200 ms soft limit from the move's start, never stopping."""
+
+    def should_stop(self, stats: SearchStats, hints: StopperHints) -> str | None:
+        hints.update_soft_ms(200 - stats.time_since_movestart_ms)
+        return None
+
+
+def hit_after(pondered_ms: float, iterative: bool = True) -> PonderStopper:
+    stopper = PonderStopper(lambda total_nodes: Soft(), iterative)
+    stopper.should_stop(at(pondered_ms / 2, 500), StopperHints())
+    stopper.hit(pondered_ms)
+    return stopper
+
+
+def check_after_hit(stopper: PonderStopper, ms_after: float, depth: int = 3) -> str | None:
+    stats = at(stopper.hit_ms + ms_after, 1000)
+    stats.depth = depth
+    return stopper.should_stop(stats, StopperHints())
+
+
+def test_an_iterative_search_that_pondered_past_the_soft_limit_answers_at_the_hit() -> None:
+    """Stockfish's stop on ponderhit: 0.7 x the 200 ms soft limit is 140 ms."""
+    assert check_after_hit(hit_after(140.0), 0.0) == PONDERED_ENOUGH
+    assert check_after_hit(hit_after(139.0), 0.0) is None  # pondered less: the move searches on
+    assert check_after_hit(hit_after(139.0), 0.0, depth=0) is None
+    assert check_after_hit(hit_after(5000.0, iterative=False), 0.0) is None  # MCTS: tree reuse
+    assert check_after_hit(hit_after(5000.0), 0.0, depth=0) is None  # no iteration to answer with
+    late = hit_after(5000.0)
+    assert check_after_hit(late, 2.0, depth=0) is None
+    assert check_after_hit(late, 4.0) is None  # decided once, at the first check after the hit
