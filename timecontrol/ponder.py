@@ -79,7 +79,7 @@ class PonderStopper(Stopper):
         if self.hit_ms is None:
             return None
         first = self.own is None
-        if self.own is None:
+        if first:
             self.base = dataclasses.replace(stats)
             self.own = self.make(stats.total_nodes)
         rebased = self.rebased(stats)
