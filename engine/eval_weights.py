@@ -9,9 +9,11 @@ depend on material in a non-linear way), the king-attack units and the phase wei
 
 Weights are process-wide (the evaluation reads module tables, so its hot path stays as fast as
 it was): :func:`install` changes them for every evaluator built afterwards, and clears the pawn
-cache, whose entries hold scores. Material values also order captures (`engine.ordering` reads
-the same dictionaries); the strength limiter's levels (`engine.strength.params.base_material`)
-read them when their parameters are computed, so `EvalFile` rebuilds them too.
+cache, whose entries hold scores. The strength limiter's levels
+(`engine.strength.params.base_material`) read the material values when their parameters are
+computed, so `EvalFile` rebuilds them too. Exchange arithmetic (`engine.ordering.VALUE`: SEE,
+capture order and the capture search's pruning) copies the built-in material values at import
+and keeps them: an `EvalFile` changes what positions are worth, not how captures are ordered.
 
 A weights file is JSON, ``{"weights": {"material.pawn": [100, 125], "isolated": [-10, -15],
 ...}}``: each name (see :func:`names`) maps to ``[middlegame, endgame]`` integers; names left out

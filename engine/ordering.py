@@ -16,10 +16,8 @@ import chess
 from engine.eval_terms.bits import popcount
 from engine.evaluate import PIECE_VALUES
 
-VALUE = [0, 100, 320, 330, 500, 900, 20000]
-for _piece_type, _value in PIECE_VALUES.items():
-    if _piece_type != chess.KING:
-        VALUE[_piece_type] = int(_value)
+VALUE = [0, *(int(PIECE_VALUES[t]) for t in range(chess.PAWN, chess.KING)), 20000]
+"""Exchange values by piece type: the evaluation's middlegame material as built in, a king 20000."""
 
 CENTER4 = chess.BB_D4 | chess.BB_E4 | chess.BB_D5 | chess.BB_E5
 CENTER16 = (chess.BB_FILE_C | chess.BB_FILE_D | chess.BB_FILE_E | chess.BB_FILE_F) & (

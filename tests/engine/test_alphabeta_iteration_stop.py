@@ -24,6 +24,8 @@ BEFORE = "6k1/5ppp/8/3q4/8/5N2/5PPP/R5K1 w - - 0 1"
 knight (Qd5xf3), and g2xf3 is the one recapture."""
 RECAPTURE = "6k1/5ppp/8/8/8/5q1P/5PP1/R5K1 w - - 0 2"
 MS_PER_NODE = 0.1
+CLOCK_MS = 13000
+"""The clock of the worked example below: its budget's soft fraction falls in depth 8."""
 FACTOR_KEYS = {"falling_eval", "time_reduction", "reduction", "bm_instability", "scaled_soft_ms"}
 
 
@@ -104,16 +106,16 @@ def product(record: dict) -> float:
 
 
 def test_smooth_keeps_the_plain_budget_and_stockfish_scales_it(monkeypatch) -> None:
-    """Worked example on the node clock (0.1 ms a node): RECAPTURE's iterations end at 2260
-    nodes (depth 7, 226 ms), 3830 (depth 8, 383 ms) and 18919 (depth 9). `smooth` on a 17 s
-    clock allocates 480 ms: SOFT_FRACTION of it (336 ms) falls in depth 8, so the plain rule ends
-    the move at depth 8, "budget", with no factors. The same allocation with
+    """Worked example on the node clock (0.1 ms a node): RECAPTURE's iterations end at 1704
+    nodes (depth 7, 170 ms), 2896 (depth 8, 290 ms) and 5037 (depth 9). `smooth` on a 13 s
+    clock (CLOCK_MS) allocates 367 ms: SOFT_FRACTION of it (257 ms) falls in depth 8, so the
+    plain rule ends the move at depth 8, "budget", with no factors. The same allocation with
     `iteration-factors=1`, after a move scored -100 cp (falling-eval 0.61, time reduction 1.44:
     scaled limit about half the budget) ends it at depth 7, "stable". `stockfish` scales its
     optimum by the factors without being asked."""
     ends = iteration_ends(monkeypatch)
     previous = dict(average_score=-100.0, score=-100, time_reduction=1.0)
-    smooth = planned_stopper("smooth", clock_ms=17000)
+    smooth = planned_stopper("smooth", clock_ms=CLOCK_MS)
     budget = smooth.telemetry()["budget_ms"]
     assert ends[7] * MS_PER_NODE < SOFT_FRACTION * budget <= ends[8] * MS_PER_NODE
     assert ends[8] * MS_PER_NODE < HARD_FACTOR * budget
@@ -123,14 +125,14 @@ def test_smooth_keeps_the_plain_budget_and_stockfish_scales_it(monkeypatch) -> N
     assert plain.stop_figures == {}
 
     asked, _ = search_on_node_clock(monkeypatch,
-                                    planned_stopper("smooth(iteration-factors=1)", 17000),
+                                    planned_stopper("smooth(iteration-factors=1)", CLOCK_MS),
                                     PreviousSearch(**previous))
     assert (asked.stop_reason, asked.depth, asked.nodes) == ("stable", 7, ends[7])
     assert asked.stop_figures["falling_eval"] == FALLING_MIN
     assert asked.stop_figures["scaled_soft_ms"] == pytest.approx(
         budget * product(asked.stop_figures), abs=1)
 
-    stockfish = planned_stopper("stockfish", clock_ms=17000)
+    stockfish = planned_stopper("stockfish", clock_ms=CLOCK_MS)
     optimum = stockfish.telemetry()["budget_ms"]
     scaled, _ = search_on_node_clock(monkeypatch, stockfish, PreviousSearch(**previous))
     assert FACTOR_KEYS <= set(scaled.stop_figures)

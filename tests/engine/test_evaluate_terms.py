@@ -34,13 +34,25 @@ def white_eval(fen: str, evaluator: Evaluator = EVAL) -> int:
 @pytest.mark.parametrize(
     ("further", "nearer"),
     [
-        ("4k3/8/4P3/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/4P3/8/8/8/4K3 w - - 0 1"),
+        ("k7/8/4P3/8/8/8/8/4K3 w - - 0 1", "k7/8/8/4P3/8/8/8/4K3 w - - 0 1"),
         ("7k/8/8/P7/8/8/8/K7 w - - 0 1", "7k/8/8/8/P7/8/8/K7 w - - 0 1"),
         ("r5k1/pp3ppp/3P4/8/8/8/5PPP/R5K1 w - - 0 1", "r5k1/pp3ppp/8/3P4/8/8/5PPP/R5K1 w - - 0 1"),
     ],
 )
 def test_passed_pawn_further_advanced_is_worth_more(further: str, nearer: str) -> None:
     assert term(further, "passed_pawns") > term(nearer, "passed_pawns") > 0
+
+
+def test_passed_pawn_is_worth_less_near_the_defending_king_and_more_near_its_own() -> None:
+    """The king-distance terms (per square to the stop square, times the rank). With the kings
+    of the fit (enemy 13 cp, own 4 in the endgame) they can outweigh a rank: e6 with the black
+    king on e8 scores 37 cp against 51 for e5; the whole evaluation still prefers e6."""
+    assert term("8/4k3/8/4P3/8/8/8/4K3 w - - 0 1", "passed_pawns") < term(
+        "k7/8/8/4P3/8/8/8/4K3 w - - 0 1", "passed_pawns")
+    assert term("8/8/4k3/4P3/4K3/8/8/8 w - - 0 1", "passed_pawns") > term(
+        "8/8/4k3/4P3/8/8/8/K7 w - - 0 1", "passed_pawns")
+    further, nearer = "4k3/8/4P3/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/4P3/8/8/8/4K3 w - - 0 1"
+    assert white_eval(further) > white_eval(nearer)
 
 
 def test_blocked_passed_pawn_is_worth_less() -> None:

@@ -18,7 +18,7 @@ from conftest import ENGINE_CMD, REPO, raw_engine, read_until
 from gameplay import opening
 
 from engine import eval_weights
-from engine.evaluate import Evaluator
+from engine.evaluate import ENDGAME_PIECE_VALUES, PIECE_VALUES, Evaluator
 from engine.features import is_quiet, linear_features
 
 
@@ -125,7 +125,8 @@ def test_the_features_command_answers_each_line_and_survives_bad_ones(tmp_path):
     text = (f"{chess.STARTING_FEN}\nnot a fen\n"
             "4k3/8/8/8/8/8/4r3/4K3 w - - bm Kxe2;\n")
     header, start, bad, epd = run_features(text)
-    assert header["weights"]["material.pawn"] == [100, 125]
+    assert header["weights"]["material.pawn"] == [PIECE_VALUES[chess.PAWN],
+                                                  ENDGAME_PIECE_VALUES[chess.PAWN]]
     assert start["eval"] == 0 and start["quiet"] and start["fen"] == chess.STARTING_FEN
     assert "error" in bad and "not a fen" in bad["error"]
     assert epd["quiet"] is False and epd["eval"] < -300

@@ -8,7 +8,9 @@ import chess
 
 from engine.captures import capture_search_moves
 from engine.eval_terms.bits import popcount_by_table
+from engine.evaluate import PIECE_VALUES
 from engine.ordering import (
+    VALUE,
     capture_gain,
     exchange_gain,
     gives_check,
@@ -71,30 +73,33 @@ def test_popcount_by_table():
     assert popcount_by_table(chess.BB_ALL) == 64 and popcount_by_table(0) == 0
 
 
-SEE_EXAMPLES = [  # (fen, move, static exchange with VALUE = P 100, N 320, B 330, R 500, Q 900)
+P, N, R, K = VALUE[chess.PAWN], VALUE[chess.KNIGHT], VALUE[chess.ROOK], VALUE[chess.KING]
+SEE_EXAMPLES = [  # (fen, move, static exchange in the engine's piece values)
     # CPW "SEE - The Swap Algorithm": the rook takes an undefended pawn
-    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", P),
     # CPW's second example: NxP NxN RxN BxR QxB QxQ (x-rays behind Re2 and Bf6); Black stops
-    # White best after NxN: 100 - 320 = -220
-    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", -220),
+    # White best after NxN: P - N
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", P - N),
     ("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 0),  # pawn for pawn
-    ("3rk3/3r4/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", -400),  # RxP RxR RxR RxR: 100 - 500
-    ("3rk3/8/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 100),  # the doubled rooks win the pawn
-    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 100),  # en passant
-    ("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q", -100),  # a promotion the rook takes
-    ("4k3/8/3p4/4p3/3K4/8/8/8 w - - 0 1", "d4e5", -19900),  # a king onto a defended square
+    ("3rk3/3r4/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", P - R),  # RxP RxR RxR RxR
+    ("3rk3/8/8/3p4/8/8/3R4/3RK3 w - - 0 1", "d2d5", P),  # the doubled rooks win the pawn
+    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", P),  # en passant
+    ("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q", -P),  # a promotion the rook takes: Q - P - Q
+    ("4k3/8/3p4/4p3/3K4/8/8/8 w - - 0 1", "d4e5", P - K),  # a king onto a defended square
 ]
 
 
 def test_static_exchange_worked_examples():
+    assert VALUE[chess.PAWN:chess.KING] == [PIECE_VALUES[t] for t in range(chess.PAWN, chess.KING)]
+    assert K > 9 * VALUE[chess.QUEEN] + 2 * (N + VALUE[chess.BISHOP] + R)  # a king outweighs all
     for fen, uci, expected in SEE_EXAMPLES:
         assert static_exchange(chess.Board(fen), chess.Move.from_uci(uci)) == expected, (fen, uci)
 
 
 def test_exchange_gain_is_exact_only_where_the_guess_loses():
-    board = chess.Board(SEE_EXAMPLES[4][0])  # RxP on a defended square: the guess is -400
+    board = chess.Board(SEE_EXAMPLES[4][0])  # RxP on a defended square: the guess is P - R
     move = chess.Move.from_uci("d2d5")
-    assert capture_gain(board, move) == -400 and exchange_gain(board, move) == 100
+    assert capture_gain(board, move) == P - R and exchange_gain(board, move) == P
     # the capture search keeps it (it wins a pawn) and drops the losing one
     assert move in capture_search_moves(board)
     assert move not in capture_search_moves(chess.Board(SEE_EXAMPLES[3][0]))

@@ -212,19 +212,21 @@ def test_scoring_every_root_move_costs_far_fewer_nodes_than_a_search_per_line():
     """Each root move searched once costs well under the per-line method, which re-searches the
     rest once per line (its cost grows with the square of the number of moves); compared with
     the per-line method over all moves but one, which is cheaper than over all of them.
-    Depth 3 node counts (deterministic): italian 6537 vs 14451, qgd 12938 vs 23262 (four
-    knights 15829 vs 25257, giuoco 17713 vs 28891, left out for time)."""
+    Depth 3 node counts (deterministic): italian 5661 vs 9895, qgd 11754 vs 18554 (four knights
+    7957 vs 15526, giuoco 12904 vs 18033, left out for time). The tuned evaluation made the
+    per-line re-searches cheaper (italian 14451 and qgd 23262 before), so the pair's ratio went
+    from 0.52 to 0.61; the 48-move Kiwipete (slow suite) shows the quadratic growth: 0.26."""
     totals = [0, 0]
     for name in ("italian", "qgd"):
         every, per_line = nodes_every_move_and_per_line(name)
         assert every < 0.7 * per_line, (name, every, per_line)
         totals[0] += every
         totals[1] += per_line
-    assert totals[0] < 0.6 * totals[1], totals
+    assert totals[0] < 0.65 * totals[1], totals
 
 
 @pytest.mark.slow
 def test_scoring_every_root_move_of_a_48_move_position():
-    """Kiwipete, 48 moves, depth 3: 70439 nodes against 256142 for the per-line method."""
+    """Kiwipete, 48 moves, depth 3: 54228 nodes against 210634 for the per-line method."""
     every, per_line = nodes_every_move_and_per_line("kiwipete")
     assert every < 0.3 * per_line, (every, per_line)

@@ -4,6 +4,8 @@ and docs/reference/elo_limit.md."""
 import chess
 import pytest
 
+from engine import eval_weights
+from engine.evaluate import ENDGAME_PIECE_VALUES, PIECE_VALUES
 from engine.strength.dump import dump_lines
 from engine.strength.params import (
     ELO_MAX,
@@ -201,9 +203,25 @@ def test_madchess_scale_material_reproduces_reference(elo):
     assert tuple(got[p] for p in PIECES) == REFERENCE_MATERIAL[elo]
 
 
-def test_tempo_scale_material_applies_the_seed_rules():
+HAND_MADE_MATERIAL = {
+    "material.pawn": (100, 125), "material.knight": (320, 300), "material.bishop": (330, 330),
+    "material.rook": (500, 540), "material.queen": (900, 950),
+}
+"""The material values before the Texel fit (engine/evaluate.py at 56cb0ac): round numbers for
+worked examples."""
+
+
+@pytest.fixture
+def hand_made_material():
+    saved = eval_weights.current()
+    eval_weights.install(HAND_MADE_MATERIAL)
+    yield
+    eval_weights.install(saved)
+
+
+def test_tempo_scale_material_applies_the_seed_rules(hand_made_material):
     # At 600: pawns worth nothing, bishop = knight, rook trunc(0.67 x base), queen
-    # trunc(1.33 x base), in each phase.
+    # trunc(1.33 x base), in each phase; worked on the hand-made material values.
     assert material_for_elo(600) == {
         chess.PAWN: (0, 0),
         chess.KNIGHT: (320, 300),
@@ -228,8 +246,6 @@ def test_tempo_scale_material_applies_the_seed_rules():
 
 
 def test_levels_material_follows_the_evaluations_weights():
-    from engine import eval_weights
-
     saved = eval_weights.current()
     try:
         eval_weights.install({"material.knight": (350, 310)})
@@ -237,7 +253,8 @@ def test_levels_material_follows_the_evaluations_weights():
         assert "EvalMgKnightMaterial = 350" in dump_lines(params_for_elo(1500))
     finally:
         eval_weights.install(saved)
-    assert material_for_elo(1500)[chess.KNIGHT] == (320, 300)
+    assert material_for_elo(1500)[chess.KNIGHT] == saved["material.knight"] == (
+        PIECE_VALUES[chess.KNIGHT], ENDGAME_PIECE_VALUES[chess.KNIGHT])
 
 
 def test_out_of_range_elo_is_an_error():
