@@ -212,7 +212,7 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..1720"):
+    with pytest.raises(CalibrationError, match="600..1770"):
         load_calibration(write(tmp_path, text))
 
 
