@@ -5,13 +5,12 @@ term is accumulated with one addition and tapered once at the end (the packing t
 standard engine practice; the numbers are ours). Tables are given for White and are
 left-right symmetric; Black uses them on flipped bitboards.
 
-The numbers are a Texel fit (`tempo tune`, lab/tune/fit.py) on 2700 of the project's own games,
-started from hand-made rules (distance to the centre, rank; `git show
+The numbers are a Texel fit (`tempo tune`, lab/tune/fit.py) on about 2800 of the project's own
+games, started from hand-made rules (distance to the centre, rank; `git show
 56cb0ac:engine/eval_terms/weights.py` has them with their reasons). The fit passed its SPRT
 against the hand-made set (experiments/sprt_weights.toml, 5+0.05, [0, 10]): +54.8 +- 25.5 Elo,
 LLR 2.96, 550 games. One weight keeps its source instead of the fit: KING_RANK, Greenblatt's K
-(the fit had 7 cp against the paper's 6). The fit's record, the command and its data are in
-results/README.md.
+(the fit had 7 cp against the paper's 6). The fit's record and command are in results/README.md.
 
 Greenblatt et al. 1967 counts in units of 1/128 pawn (pawn 128, knight 416, bishop 445, rook
 640, queen 1248); Tempo counts in centipawns with the material values of engine.evaluate, and
