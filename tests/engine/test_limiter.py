@@ -53,7 +53,8 @@ def test_debug_dump_follows_each_strength_option_only_when_limited():
     assert strength.set_option("LimitMode", "nodes", debug=True) == []
 
 
-@pytest.mark.parametrize("value", ["100", "599", "1721", "2600"])
+@pytest.mark.parametrize("value", [
+    "100", str(LADDER_MIN_ELO - 1), str(FULL_STRENGTH_ELO + 1), "2600"])
 def test_out_of_range_elo_is_refused_naming_the_range(value):
     strength = limiter(UCI_LimitStrength="true", UCI_Elo="900")
     lines = strength.set_option("UCI_Elo", value, debug=True)
