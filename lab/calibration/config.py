@@ -51,6 +51,11 @@
     games = 100                        # (even)
     window = [0.40, 0.60]              # full strength's score must lie in it
 
+    [full_strength]                    # full strength rated against the anchors (criterion U)
+    games = 40                         # per anchor (even); the anchors its declared top
+                                       # should score in score_window against, at most
+                                       # max_anchors (the nearest ones if none is in it)
+
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
     [criteria]                         # lab.calibration.criteria.Thresholds fields
@@ -67,6 +72,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,6 +137,7 @@ class Calibration:
     spread_min_score: float = 0.85
     top_games: int = 0
     top_window: tuple[float, float] = (0.40, 0.60)
+    full_games: int = 0
     out: Path = Path("results")
     source: str = "<calibration>"
     base: Path = Path(".")
@@ -139,6 +146,12 @@ class Calibration:
     def uses_table(self) -> bool:
         """True for our engine: levels are set through UCI_Elo and an EloTable."""
         return self.engine.get("builtin") in BUILTIN_ENGINES
+
+    @property
+    def declared_top(self) -> float:
+        """The top of the range the calibrated engine declares: our engine's UCI_Elo maximum,
+        its full strength (NaN for another engine: it declares none)."""
+        return float(TEMPO_ELO_RANGE[1]) if self.uses_table else math.nan
 
     @property
     def ratings(self) -> dict[str, float]:
@@ -309,6 +322,7 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     _robustness(cal, top.table("robustness"))
     _spread(cal, top.table("spread"))
     _top(cal, top.table("top"))
+    cal.full_games = _full_strength(top.table("full_strength"))
 
     raw = top.get("anchors", list, [])
     if not raw:
@@ -408,6 +422,14 @@ def _top(cal: Calibration, table: TomlTable) -> None:
             or not 0.0 <= window[0] < window[1] <= 1.0):
         raise table.error(f"'window' must be [low, high] score fractions, got {window!r}")
     cal.top_window = (float(window[0]), float(window[1]))
+
+
+def _full_strength(table: TomlTable) -> int:
+    """`[full_strength]`: games of full strength against each anchor it plays."""
+    games = table.get("games", int, 0)
+    table.done()
+    _even_games(table, games)
+    return games
 
 
 def load_calibration(path: str | Path, out: str | None = None) -> Calibration:

@@ -255,3 +255,24 @@ def top_line(level: float, score: float, games: int,
             f"full strength scores {100 * score:.1f} % in {games} games against L{level:.0f} "
             f"(accept {100 * low:.0f}-{100 * high:.0f} %)" if games
             else f"no games between full strength and L{level:.0f}")
+
+
+def range_top_line(declared: float, measured: Measurement, bound: str, games: int,
+                   k: float = 2.0) -> tuple[str, bool, str]:
+    """(U): the top of the declared range is full strength's rating measured against the anchors
+    (issue #18: UCI_Elo's max is the engine's measured full strength), within `k` standard
+    errors of the measurement; a perfect score (`bound`, Ordo's '>' or '<' rating) measures
+    nothing and fails."""
+    name = "U range top is full strength"
+    if not games:
+        return name, False, "full strength played no anchor game"
+    if bound:
+        side = "above" if bound.startswith(">") else "below"
+        return name, False, (f"full strength scored {'all' if side == 'above' else 'none'} of "
+                             f"its {games} anchor games (rating {bound}): add an anchor {side} "
+                             "it to measure it")
+    distance = abs(measured.elo - declared) / measured.se
+    return (name, distance <= k,
+            f"full strength measures {measured.elo:.0f} ± {measured.halfwidth:.0f} in {games} "
+            f"anchor games; the declared top {declared:.0f} is {distance:.1f} SE from it "
+            f"(accept <= {k:g})")

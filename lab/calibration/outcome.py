@@ -49,11 +49,28 @@ class AnchorRating:
     pinned: bool
 
 
+@dataclass(frozen=True)
+class FullStrength:
+    """Full strength (the calibrated engine without its limit) rated against the anchors: the
+    declared top of the range (NaN for an engine that declares none), the rating (NaN for a
+    perfect score, whose Ordo bound is `bound`, '>1790'), its 95 % half-width, games, score (%)
+    and the anchors it played."""
+
+    declared: float
+    measured: float
+    halfwidth: float
+    bound: str
+    games: int
+    score: float
+    anchors: tuple[str, ...]
+
+
 @dataclass
 class CalibrationOutcome:
     """All rounds, the table to use, and whether it was measured to pass."""
 
     anchors: list[AnchorRating] = field(default_factory=list)
+    full_strength: FullStrength | None = None
     rounds: list[RoundResult] = field(default_factory=list)
     final: Path | None = None
     passed: bool = False

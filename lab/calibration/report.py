@@ -18,6 +18,7 @@ import pandas as pd
 from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import head_to_head
+from lab.calibration.full_strength import full_strength_lines
 from lab.calibration.outcome import (
     AnchorRating,
     CalibrationOutcome,
@@ -105,6 +106,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         stages.append(f"levels {cal.spread_gap} apart (S)")
     if cal.top_games:
         stages.append("full strength against the top level (T)")
+    if cal.full_games and cal.uses_table:
+        stages.append("the range's top against full strength's rating (U)")
     lines = [
         f"# Calibration: {cal.name}",
         "",
@@ -122,6 +125,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
     ]
     if outcome.anchors:
         lines += anchor_lines(outcome.anchors)
+    if outcome.full_strength is not None:
+        lines += full_strength_lines(cal, outcome.full_strength)
     for result in outcome.rounds:
         lines += [f"## {round_label(result)}", ""]
         played = result.table_played

@@ -29,6 +29,7 @@ from lab.calibration.checks import replication, robustness, transitivity
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.correct import Correction, correct_table
 from lab.calibration.criteria import judge
+from lab.calibration.full_strength import full_strength_line, rate_full_strength
 from lab.calibration.measure import decided_games, measure_round, measured_frame, stage_root
 from lab.calibration.outcome import (
     CalibrationOutcome,
@@ -155,10 +156,12 @@ def _engine_params(cal: Calibration, levels: list[int], table: Path | None,
 
 def run_calibration(cal: Calibration, stream: TextIO | None = None,
                     command: str | None = None) -> CalibrationOutcome:
-    """Rate the anchors among themselves (`[anchor_round_robin]`), then measure, judge and
-    correct for up to `cal.rounds` rounds; write tables, report, plot."""
+    """Rate the anchors among themselves (`[anchor_round_robin]`) and full strength against
+    them (`[full_strength]`), then measure, judge and correct for up to `cal.rounds` rounds;
+    write tables, report, plot."""
     cal, anchor_table = rate_anchors(cal, stream)
-    outcome = CalibrationOutcome(anchors=anchor_table)
+    outcome = CalibrationOutcome(anchors=anchor_table,
+                                 full_strength=rate_full_strength(cal, stream))
     previous: RoundResult | None = None
     for number in range(1, cal.rounds + 1):
         levels, params, table = _round_setup(cal, number, previous)
@@ -191,6 +194,10 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                 verdict.lines.append(spread(cal, result, level_tables, stream))
             if cal.top_games:
                 verdict.lines.append(top(cal, result, level_tables, stream))
+            if outcome.full_strength is not None:
+                check = full_strength_line(cal, outcome.full_strength)
+                if check is not None:
+                    verdict.lines.append(check)
         outcome.rounds.append(result)
         if verdict.passed:
             outcome.passed = True

@@ -24,14 +24,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "level of our engine, print the anchor table and write anchors.csv; "
                         "the full command later resumes from it (so the anchors can be rated "
                         "while the engine is still changing)")
+    parser.add_argument("--full-strength", action="store_true",
+                        help="play (or resume) the anchor round robin and the [full_strength] "
+                        "stage, print both tables and write anchors.csv: full strength's rating "
+                        "on the anchors' scale, the range's top, before any level is played")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """0: the final table passed (with --anchors-only: the anchors are rated); 1: it did not
-    (or a stage failed); 2: invalid input."""
+    """0: the final table passed (with --anchors-only or --full-strength: those stages are
+    rated); 1: it did not (or a stage failed); 2: invalid input."""
     from lab.calibration import CalibrationError, load_calibration, run_calibration
     from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.full_strength import full_strength_lines, rate_full_strength
     from lab.calibration.report import write_anchor_table
     from lab.experiment import ExperimentError
     from lab.store import StoreError
@@ -42,12 +47,19 @@ def run(args: argparse.Namespace) -> int:
             if args.rounds < 1:
                 raise CalibrationError("--rounds must be at least 1")
             cal.rounds = args.rounds
-        if args.anchors_only:
-            if not cal.anchor_games:
-                raise CalibrationError(f"{cal.source}: --anchors-only needs an "
-                                       "[anchor_round_robin] with games")
+        if args.anchors_only and args.full_strength:
+            raise CalibrationError("give --anchors-only or --full-strength, not both")
+        if args.anchors_only and not cal.anchor_games:
+            raise CalibrationError(f"{cal.source}: --anchors-only needs an "
+                                   "[anchor_round_robin] with games")
+        if args.full_strength and not cal.full_games:
+            raise CalibrationError(f"{cal.source}: --full-strength needs a [full_strength] "
+                                   "with games")
+        if args.anchors_only or args.full_strength:
             rated, table = rate_anchors(cal)
             print("\n".join(anchor_lines(table)))
+            if args.full_strength:
+                print("\n".join(full_strength_lines(rated, rate_full_strength(rated))))
             print(write_anchor_table(rated, table))
             return 0
         command = "tempo calibrate " + shlex.join(sys.argv[2:] if len(sys.argv) > 2

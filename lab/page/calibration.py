@@ -10,12 +10,14 @@ verdict's figures and one pass/fail line per criterion, and links to the page of
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
 from lab.calibration.config import Calibration
-from lab.calibration.outcome import CalibrationOutcome, RoundResult
+from lab.calibration.full_strength import rating_text
+from lab.calibration.outcome import CalibrationOutcome, FullStrength, RoundResult
 from lab.calibration.plot import calibration_figure
 from lab.calibration.report import level_rows, round_label
 from lab.export import write_atomically
@@ -30,8 +32,18 @@ def _facts(items: list[tuple[str, str]]) -> str:
         f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items) + "</dl>"
 
 
-def scale_section(cal: Calibration, command: str | None) -> str:
-    """What the numbers are relative to, and how they were measured."""
+def full_strength_text(full: FullStrength) -> str:
+    """Full strength's rating on the anchors' scale, its games and anchors, the declared top."""
+    declared = (f"; the engine declares {full.declared:.0f}"
+                if math.isfinite(full.declared) else "")
+    return (f"{rating_text(full)} in {full.games} games against {', '.join(full.anchors)}, anchors "
+            f"fixed{declared}")
+
+
+def scale_section(cal: Calibration, command: str | None,
+                  full: FullStrength | None = None) -> str:
+    """What the numbers are relative to, and how they were measured; full strength's rating
+    on that scale when the calibration measured it."""
     anchors = table(["anchor", "rating", "options"],
                     [[a.name, f"{a.rating:g}", options_text(a.table.get("options", {}))]
                      for a in cal.anchors], numeric_from=1, numeric_to=2)
@@ -46,6 +58,8 @@ def scale_section(cal: Calibration, command: str | None) -> str:
         ("machine", machine()),
         ("command", command or "—"),
     ]
+    if full is not None:
+        facts.insert(4, ("full strength", full_strength_text(full)))
     return section("scale", "Scale", _facts(facts) + anchors)
 
 
@@ -94,7 +108,7 @@ def calibration_page(cal: Calibration, outcome: CalibrationOutcome, plot_svg: st
     status = f"{'PASSED' if outcome.passed else 'did not pass'}: {result}"
     nav = [("scale", "Scale"), ("plot", "Measured vs nominal")]
     nav += [(f"round{r.number}", f"Round {r.number}") for r in outcome.rounds]
-    body = (scale_section(cal, command)
+    body = (scale_section(cal, command, outcome.full_strength)
             + section("plot", "Measured against nominal Elo", f"<figure>{plot_svg}</figure>")
             + "".join(round_section(cal, r) for r in outcome.rounds))
     written = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

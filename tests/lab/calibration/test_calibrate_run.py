@@ -115,6 +115,10 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
      r"'min_score' must lie in \(0.5, 1\]"),
     (("[levels]", "[top]\ngames = 2\nwindow = [0.6, 0.4]\n[levels]"), r"\[top\]: 'window' must"),
     (("[levels]", "[top]\ngames = 2\nspan = 1\n[levels]"), r"\[top\].*unknown key.*span"),
+    (("[levels]", "[full_strength]\ngames = 3\n[levels]"),
+     r"\[full_strength\]: 'games' must be even"),
+    (("[levels]", "[full_strength]\ngames = 2\nanchors = 1\n[levels]"),
+     r"\[full_strength\].*unknown key.*anchors"),
 ])
 def test_bad_calibration_files_name_the_file_and_key(tmp_path, change, message):
     path = write(tmp_path, TINY.replace(*change))
@@ -136,6 +140,36 @@ def test_spread_and_top_are_read_and_optional(tmp_path):
     assert spread_pairs([700, 900, 1100, 1300, 1500, 1700], 400) == [
         (700, 1100), (900, 1300), (1100, 1500), (1300, 1700)]
     assert spread_pairs([1000, 1300], 400) == []
+
+
+def test_full_strength_plays_the_anchors_around_the_declared_top():
+    from lab.calibration.full_strength import full_strength_anchors
+
+    anchors = {"a1200": 1200.0, "a1550": 1550.0, "a1600": 1600.0, "a1800": 1800.0,
+               "a1900": 1900.0}
+    # expected 25-75 % lies within 191 Elo: nearest first, at most `most`
+    assert full_strength_anchors(1700, anchors, (0.25, 0.75), 3) == ["a1600", "a1800", "a1550"]
+    assert full_strength_anchors(1700, anchors, (0.25, 0.75), 2) == ["a1600", "a1800"]
+    # nothing in the window (a top far above every anchor): the nearest ones all the same
+    assert full_strength_anchors(2600, anchors, (0.25, 0.75), 2) == ["a1900", "a1800"]
+
+
+def test_criterion_u_compares_the_declared_top_with_full_strengths_rating():
+    from lab.calibration.criteria import Measurement, range_top_line
+
+    measured = Measurement(1650.0, 49.0)  # SE 25.0
+    name, ok, detail = range_top_line(1700.0, measured, "", 150)
+    assert name == "U range top is full strength" and ok
+    assert detail == ("full strength measures 1650 ± 49 in 150 anchor games; the declared top "
+                      "1700 is 2.0 SE from it (accept <= 2)")
+    ok, detail = range_top_line(1770.0, measured, "", 150)[1:]
+    assert not ok and "the declared top 1770 is 4.8 SE from it" in detail
+    assert range_top_line(1770.0, measured, "", 150, k=5.0)[1]
+    ok, detail = range_top_line(1770.0, Measurement(float("nan"), float("nan")), ">1890", 40)[1:]
+    assert not ok and "scored all of its 40 anchor games (rating >1890): add an anchor above" \
+        in detail
+    ok, detail = range_top_line(1770.0, measured, "", 0)[1:]
+    assert not ok and detail == "full strength played no anchor game"
 
 
 def test_the_report_names_only_the_stages_the_file_asks_for(tmp_path):
@@ -187,6 +221,52 @@ def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
 
 
 SUNFISH = Path(__file__).resolve().parents[3] / ".venv-sunfish" / "bin" / "sunfish-uci"
+
+#: TINY with our engine calibrated (levels inside its declared range) and full strength rated.
+TINY_TEMPO = TINY.replace(
+    f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}', 'builtin = "tempo"', 1
+).replace("values = [1400, 1800]", "values = [1000, 1400]").replace(
+    "start = 1000, stop = 2600", "start = 1000, stop = 1400").replace(
+    'tc = "nodes=1500"', 'tc = "nodes=300"').replace("[levels]",
+                                                      "[full_strength]\ngames = 2\n\n[levels]")
+
+
+@needs_stockfish
+def test_full_strength_is_rated_against_anchors_and_resumes(tmp_path):
+    """Our engine without its limit plays the anchors near its declared top (of the tiny file's
+    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1770), 2 games each, one
+    fit with the anchors fixed; criterion U judges the declared top against it; run again, the
+    stage resumes and replays nothing."""
+    from lab.calibration.config import TEMPO_ELO_RANGE
+    from lab.calibration.full_strength import (
+        FOLDER,
+        full_strength_line,
+        full_strength_lines,
+        rate_full_strength,
+    )
+
+    cal = load_calibration(write(tmp_path, TINY_TEMPO), out=str(tmp_path / "out"))
+    assert cal.full_games == 2 and cal.declared_top == TEMPO_ELO_RANGE[1]
+    full = rate_full_strength(cal, io.StringIO())
+    assert full.declared == TEMPO_ELO_RANGE[1] and full.anchors == ("sk3",) and full.games == 2
+    with open_store(tmp_path / "out" / FOLDER) as store:
+        games = store.games()
+    assert len(games) == 2 and set(games["white"]) == {"full", "sk3"}
+    assert math.isfinite(full.measured) != bool(full.bound)  # a rating, or a perfect score's bound
+    name, ok, detail = full_strength_line(cal, full)
+    assert name == "U range top is full strength"
+    assert ok == (not full.bound and abs(full.measured - full.declared)
+                  <= 2 * full.halfwidth / 1.959964)
+    lines = full_strength_lines(cal, full)
+    assert lines[0] == "## Full strength" and f"declares {TEMPO_ELO_RANGE[1]}" in "\n".join(lines)
+    assert any(line.startswith(("- PASS U", "- FAIL U")) for line in lines)
+    assert rate_full_strength(cal, io.StringIO()) == full  # resumed: nothing replayed
+    with open_store(tmp_path / "out" / FOLDER) as store:
+        assert store.game_count() == 2
+    other = load_calibration(write(tmp_path, TINY.replace(
+        "[levels]", "[full_strength]\ngames = 2\n\n[levels]"), "other.toml"))
+    assert math.isnan(other.declared_top)  # another engine declares no top: no criterion U
+    assert load_calibration(write(tmp_path, TINY, "plain.toml")).full_games == 0
 
 
 @pytest.mark.skipif(not SUNFISH.is_file(), reason="Sunfish is not installed (scripts/setup.sh)")
@@ -242,7 +322,7 @@ def test_elo_table_is_written_in_the_engines_format(tmp_path):
 @needs_stockfish
 def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 2\n\n[top]\ngames = 2\n\n"
-                        "[levels]")
+                        "[full_strength]\ngames = 2\n\n[levels]")
     cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
     out = io.StringIO()
     outcome = run_calibration(cal, stream=out, command="tempo calibrate cal.toml")
@@ -260,8 +340,11 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
                  "S 400-Elo pairs", "T full strength vs top", "overall"):
         assert line in report
     assert "tempo calibrate cal.toml" in report
+    assert "## Full strength" in report  # Stockfish declares no top: no criterion U
+    assert "U range top" not in report
     page = (folder / "report.html").read_text()
-    for line in ("A per-level accuracy", "B bias", "C slope", "sk0", "1742", "<svg"):
+    for line in ("A per-level accuracy", "B bias", "C slope", "sk0", "1742", "<svg",
+                 "full strength"):
         assert line in page
     stage_links = re.findall(r"href='(round1/[^']+/report.html)'", page)
     assert len(stage_links) == 5 and all((folder / link).is_file() for link in stage_links)
@@ -272,8 +355,9 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     measured = levels["measured"].fillna(levels["bound_rating"])
     assert table["Elo"].min() >= measured.min() - 1 and table["Elo"].max() <= measured.max() + 1
     stages = sorted(p.parent for p in folder.rglob("tempo.sqlite"))
-    # two levels against their anchors, one ladder pair, the 400-Elo pair, full strength vs top
-    assert len(stages) == 5
+    # two levels against their anchors, one ladder pair, the 400-Elo pair, full strength vs top,
+    # full strength against the anchors
+    assert len(stages) == 6
     counts = {}
     for stage in stages:
         with open_store(stage) as store:
@@ -482,3 +566,25 @@ def test_anchors_only_rates_the_anchors_and_plays_no_level(tmp_path, capsys):
         assert store.game_count() == 4
     assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--anchors-only"]) == 2
     assert "--anchors-only needs an [anchor_round_robin]" in capsys.readouterr().err
+
+
+@needs_stockfish
+def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(tmp_path, capsys):
+    from lab.cli import main
+
+    text = TINY_TEMPO.replace("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sk3"\n\n'
+                              "[levels]", 1)
+    out = tmp_path / "out"
+    path = write(tmp_path, text)
+    assert main(["calibrate", str(path), "--out", str(out), "--full-strength"]) == 0
+    printed = capsys.readouterr().out
+    assert "| sk3 | 1742 | pinned 1742 |" in printed and "## Full strength" in printed
+    assert re.search(r"U range top is full strength", printed)
+    assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv", "full_strength"]
+    with open_store(out / "full_strength") as store:
+        assert store.game_count() == 2
+    assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
+                 "--anchors-only"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--full-strength"]) == 2
+    assert "--full-strength needs a [full_strength]" in capsys.readouterr().err

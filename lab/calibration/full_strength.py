@@ -1,0 +1,90 @@
+"""The top of the range: full strength rated on the anchors' scale (criterion U).
+
+Issue #18 asks that `UCI_Elo`'s maximum be the engine's measured full strength. After the anchor
+round robin, full strength (the calibrated engine without its limit, as in the `[top]` stage)
+plays the anchors its declared top should score inside the score window against (at most
+`max_anchors`; the nearest ones when none lies in the window), `[full_strength] games` against
+each, and one fit with the anchors fixed gives its rating. The stage is an experiment in
+`<out>/full_strength/`, resumable like every stage, and needs no level, so it can run (with
+`tempo calibrate --full-strength`) before the levels' range is settled.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TextIO
+
+from lab.calibration.anchors import anchors_for
+from lab.calibration.config import Calibration
+from lab.calibration.criteria import Measurement, range_top_line
+from lab.calibration.measure import decided_games, fit_folders, play_stage
+from lab.calibration.outcome import FullStrength
+from lab.calibration.separation import FULL_STRENGTH
+
+FOLDER = "full_strength"
+
+
+def full_strength_anchors(estimate: float, anchors: Mapping[str, float],
+                          window: tuple[float, float], most: int) -> list[str]:
+    """The anchors full strength plays: those a player rated `estimate` should score inside
+    `window` against, nearest first, at most `most`; if none is, the `most` nearest."""
+    inside = anchors_for(estimate, anchors, window[0], window[1], most)
+    if inside:
+        return inside
+    return sorted(anchors, key=lambda name: (abs(anchors[name] - estimate), name))[:most]
+
+
+def rate_full_strength(cal: Calibration, stream: TextIO | None = None) -> FullStrength | None:
+    """Play (or resume) full strength against its anchors and fit it with the anchors fixed at
+    `cal`'s ratings (after the round robin: the measured ones). None without the stage."""
+    if not cal.full_games:
+        return None
+    declared = cal.declared_top
+    estimate = declared if math.isfinite(declared) else float(max(cal.levels))
+    chosen = full_strength_anchors(estimate, cal.ratings, cal.score_window, cal.max_anchors)
+    tables = {a.name: a.table for a in cal.anchors}
+    full = dict(cal.engine, options=dict(cal.engine.get("options", {})))
+    players = [(FULL_STRENGTH, full), *((name, tables[name]) for name in chosen)]
+    folder = cal.out / FOLDER
+    play_stage(cal, "full-strength", players, [FULL_STRENGTH], cal.full_games * len(chosen),
+               folder, stream)
+    ratings = fit_folders(cal, [folder], decided_games([folder]))
+    if ratings is None:
+        return FullStrength(declared, math.nan, math.nan, "", 0, math.nan, tuple(chosen))
+    row = ratings.frame.set_index("player").loc[FULL_STRENGTH]
+    bound = f"{row['bound']}{row['rating']:.0f}" if row["bound"] else ""
+    return FullStrength(declared, math.nan if bound else float(row["rating"]),
+                        math.nan if bound else float(row["error"]), bound, int(row["played"]),
+                        float(row["score"]), tuple(chosen))
+
+
+def rating_text(result: FullStrength) -> str:
+    """'1650 ± 48', Ordo's bound for a perfect score ('>1790'), or 'not measured'."""
+    if result.bound:
+        return result.bound
+    if math.isfinite(result.measured):
+        return f"{result.measured:.0f} ± {result.halfwidth:.0f}"
+    return "not measured"
+
+
+def full_strength_line(cal: Calibration, result: FullStrength) -> tuple[str, bool, str] | None:
+    """Criterion U for an engine that declares its top (None for one that declares none)."""
+    if not math.isfinite(result.declared):
+        return None
+    return range_top_line(result.declared, Measurement(result.measured, result.halfwidth),
+                          result.bound, result.games, cal.thresholds.agreement_se)
+
+
+def full_strength_lines(cal: Calibration, result: FullStrength) -> list[str]:
+    """The report's section: full strength's rating on the anchors' scale and criterion U."""
+    lines = ["## Full strength", "",
+             f"Rated against {', '.join(result.anchors)} ({result.games} games, score "
+             f"{result.score:.1f} %), anchors fixed: **{rating_text(result)}**."]
+    if math.isfinite(result.declared):
+        lines.append(f"The engine declares {result.declared:.0f} as its range's top.")
+    check = full_strength_line(cal, result)
+    if check is not None:
+        name, ok, detail = check
+        lines += ["", f"- {'PASS' if ok else 'FAIL'} {name}: {detail}"]
+    return lines + [""]
