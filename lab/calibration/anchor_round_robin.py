@@ -6,11 +6,17 @@ play a round robin (`[anchor_round_robin] games` per pair), one fit of all its g
 anchor (`pin`) at its declared rating, the scale's one fixed point (Stockfish 15.1 `UCI_Elo`, for
 example), and every other anchor takes its measured rating for the rest of the calibration. The
 stage is an ordinary experiment in `<out>/anchors/`, so it resumes like any other.
+
+An anchor added after the round robin began (`added`) would change that experiment, which a
+results folder refuses to resume; instead each added anchor plays a gauntlet of its own in
+`<out>/anchors-added/<name>/` against the round robin's anchors and those added before it, the
+same games per pair, and one fit takes every folder's games. The round robin's games are kept.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import TextIO
 
 from lab.calibration.config import Calibration, CalibrationError
@@ -19,6 +25,7 @@ from lab.calibration.outcome import AnchorRating
 from lab.ratings import DisconnectedPoolError, fit_ratings
 
 ANCHOR_FOLDER = "anchors"
+ADDED_FOLDER = "anchors-added"
 
 
 def declared_table(cal: Calibration) -> list[AnchorRating]:
@@ -37,10 +44,7 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
     """
     if cal.anchor_games == 0:
         return cal, declared_table(cal)
-    folder = cal.out / ANCHOR_FOLDER
-    players = [(a.name, a.table) for a in cal.anchors]
-    play_stage(cal, "anchors", players, [], cal.anchor_games, folder, stream)
-    games = decided_games([folder])
+    games = decided_games(play_anchor_stages(cal, stream))
     pinned = cal.ratings[cal.anchor_pin]
     try:
         fitted = fit_ratings(games, anchors={cal.anchor_pin: pinned})
@@ -58,6 +62,23 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
                                   int(row["played"]), float(row["score"]), pin))
     measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
     return cal.with_ratings(measured), table
+
+
+def play_anchor_stages(cal: Calibration, stream: TextIO | None = None) -> list[Path]:
+    """Play (or resume) the round robin of the anchors not `added`, then each added anchor's
+    gauntlet against the anchors before it; the folders, round robin first."""
+    added = set(cal.anchors_added)
+    tables = {a.name: a.table for a in cal.anchors}
+    earlier = [a.name for a in cal.anchors if a.name not in added]
+    folders = [play_stage(cal, "anchors", [(n, tables[n]) for n in earlier], [],
+                          cal.anchor_games, cal.out / ANCHOR_FOLDER, stream)]
+    for name in cal.anchors_added:
+        players = [(name, tables[name]), *((n, tables[n]) for n in earlier)]
+        folders.append(play_stage(cal, f"anchors-added-{name}", players, [name],
+                                  cal.anchor_games * len(earlier),
+                                  cal.out / ADDED_FOLDER / name, stream))
+        earlier.append(name)
+    return folders
 
 
 def anchor_lines(table: list[AnchorRating]) -> list[str]:

@@ -35,6 +35,8 @@
     [anchor_round_robin]               # rate the anchors among themselves first (issue #18)
     games = 40                         # games per anchor pair (even; 0: trust the ratings given)
     pin = "sf-elo1350"                 # the anchor whose rating is kept: the scale's one point
+    added = ["weak-one"]               # anchors added after the round robin began: each plays
+                                       # the round robin's anchors and those added before it
 
     [robustness]                       # the last round's levels measured again (criterion F)
     levels = [1000, 1400]              # some of the levels
@@ -128,6 +130,7 @@ class Calibration:
     table: Path | None = None
     anchor_games: int = 0
     anchor_pin: str = ""
+    anchors_added: list[str] = field(default_factory=list)
     robust_levels: list[int] = field(default_factory=list)
     robust_tcs: list[str] = field(default_factory=list)
     robust_seeds: list[int] = field(default_factory=list)
@@ -346,6 +349,15 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     if cal.anchor_games and cal.anchor_pin not in names:
         raise _error(source, "[anchor_round_robin]", f"pin {cal.anchor_pin!r} is not an anchor "
                      f"(anchors: {', '.join(names)})")
+    unknown = [name for name in cal.anchors_added if name not in names]
+    if unknown:
+        raise _error(source, "[anchor_round_robin]", f"added {', '.join(map(repr, unknown))} "
+                     f"not an anchor (anchors: {', '.join(names)})")
+    if len(set(cal.anchors_added)) != len(cal.anchors_added):
+        raise _error(source, "[anchor_round_robin]", "'added' names an anchor twice")
+    if cal.anchors_added and len(names) - len(cal.anchors_added) < 2:
+        raise _error(source, "[anchor_round_robin]", "'added' leaves fewer than two anchors "
+                     "for the round robin")
     top.done()
     # Check every engine table, the time control, openings and adjudication now, not mid-run.
     players = [(cal.level_name(levels[0]), dict(cal.engine, options=cal.level_options(
@@ -364,8 +376,11 @@ def _anchor_round_robin(cal: Calibration, table: TomlTable) -> None:
     """`[anchor_round_robin]`: games per anchor pair and the pinned anchor."""
     cal.anchor_games = table.get("games", int, 0)
     cal.anchor_pin = table.get("pin", str, "")
+    cal.anchors_added = table.get("added", list, [])
     table.done()
     _even_games(table, cal.anchor_games)
+    if not all(isinstance(name, str) for name in cal.anchors_added):
+        raise table.error(f"'added' must be a list of anchor names, got {cal.anchors_added!r}")
 
 
 def _robustness(cal: Calibration, table: TomlTable) -> None:

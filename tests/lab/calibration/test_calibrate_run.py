@@ -115,6 +115,14 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
      r"'min_score' must lie in \(0.5, 1\]"),
     (("[levels]", "[top]\ngames = 2\nwindow = [0.6, 0.4]\n[levels]"), r"\[top\]: 'window' must"),
     (("[levels]", "[top]\ngames = 2\nspan = 1\n[levels]"), r"\[top\].*unknown key.*span"),
+    (("[levels]", '[anchor_round_robin]\ngames = 2\nadded = ["sk9"]\n[levels]'),
+     r"\[anchor_round_robin\]: added 'sk9' not an anchor \(anchors: sk0, sk3\)"),
+    (("[levels]", '[anchor_round_robin]\ngames = 2\nadded = ["sk3"]\n[levels]'),
+     "'added' leaves fewer than two anchors for the round robin"),
+    (("[levels]", '[anchor_round_robin]\ngames = 2\nadded = ["sk3", "sk3"]\n[levels]'),
+     "'added' names an anchor twice"),
+    (("[levels]", "[anchor_round_robin]\ngames = 2\nadded = [3]\n[levels]"),
+     "'added' must be a list of anchor names"),
     (("[levels]", "[full_strength]\ngames = 3\n[levels]"),
      r"\[full_strength\]: 'games' must be even"),
     (("[levels]", "[full_strength]\ngames = 2\nanchors = 1\n[levels]"),
@@ -545,6 +553,41 @@ def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
 
 
 @needs_stockfish
+def test_an_added_anchor_plays_the_others_and_the_round_robin_is_kept(tmp_path):
+    """A round robin of sk0 and sk3, then the file gains sk1 as an added anchor: the round
+    robin's folder resumes untouched (a changed anchor list would be refused there) and sk1
+    plays its own gauntlet against both, the same games per pair; one fit rates all three."""
+    from lab.calibration.anchor_round_robin import ADDED_FOLDER, ANCHOR_FOLDER, rate_anchors
+
+    rr = '[anchor_round_robin]\ngames = 2\npin = "sk3"\n'
+    first = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
+        "[levels]", rr + "\n[levels]")
+    out = tmp_path / "out"
+    rate_anchors(load_calibration(write(tmp_path, first), out=str(out)), io.StringIO())
+    with open_store(out / ANCHOR_FOLDER) as store:
+        played = store.games()
+    assert len(played) == 2
+    sk1 = (f'\n[[anchors]]\nname = "sk1"\ncmd = ["{STOCKFISH}"]\n'
+           'options = { "Skill Level" = 1, Threads = 1, Hash = 16 }\nrating = 1450\n')
+    second = first.replace(rr, rr + 'added = ["sk1"]\n').replace("[openings]", sk1 + "\n[openings]")
+    cal = load_calibration(write(tmp_path, second, "added.toml"), out=str(out))
+    assert cal.anchors_added == ["sk1"] and [a.name for a in cal.anchors] == ["sk0", "sk3", "sk1"]
+    rated, table = rate_anchors(cal, io.StringIO())
+    with open_store(out / ANCHOR_FOLDER) as store:
+        pd.testing.assert_frame_equal(store.games(), played)  # kept, nothing replayed
+    with open_store(out / ADDED_FOLDER / "sk1") as store:
+        games = store.games()
+    assert len(games) == 4
+    assert sorted(games["white"]) == ["sk0", "sk1", "sk1", "sk3"]
+    by_name = {r.name: r for r in table}
+    assert by_name["sk1"].games == 4 and by_name["sk0"].games == 4 and by_name["sk3"].games == 4
+    assert by_name["sk3"].pinned and rated.ratings["sk3"] == 1742
+    assert rate_anchors(cal, io.StringIO())[1] == table  # resumed: nothing replayed
+    with open_store(out / ADDED_FOLDER / "sk1") as store:
+        assert store.game_count() == 4
+
+
+@needs_stockfish
 def test_anchors_only_rates_the_anchors_and_plays_no_level(tmp_path, capsys):
     """`--anchors-only`: the round robin, its table printed and anchors.csv written, no level
     played; run again, it resumes (nothing replayed). Without a round robin it is refused."""
@@ -582,7 +625,10 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert re.search(r"U range top is full strength", printed)
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv", "full_strength"]
     with open_store(out / "full_strength") as store:
-        assert store.game_count() == 2
+        games = store.games()
+    # 2 games per anchor near 1770 (sk3, and sk0 too if the round robin rated it near sk3)
+    opponents = set(games["white"]) | set(games["black"])
+    assert "full" in opponents and len(games) == 2 * (len(opponents) - 1)
     assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
                  "--anchors-only"]) == 2
     assert "not both" in capsys.readouterr().err
