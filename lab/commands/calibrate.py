@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("calibration", help="the calibration TOML file")
     parser.add_argument("--out", help="results folder (default: the file's, else results/NAME)")
     parser.add_argument("--rounds", type=int, help="budget of measure-and-correct rounds")
+    parser.add_argument("--concurrency", type=int,
+                        help="games at once (replaces the file's; a resumed stage keeps its games)")
     parser.add_argument("--anchors-only", action="store_true",
                         help="play (or resume) only the anchor round robin, which involves no "
                         "level of our engine, print the anchor table and write anchors.csv; "
@@ -47,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
             if args.rounds < 1:
                 raise CalibrationError("--rounds must be at least 1")
             cal.rounds = args.rounds
+        if args.concurrency is not None:
+            if args.concurrency < 1:
+                raise CalibrationError("--concurrency must be at least 1")
+            cal.concurrency = args.concurrency
         if args.anchors_only and args.full_strength:
             raise CalibrationError("give --anchors-only or --full-strength, not both")
         if args.anchors_only and not cal.anchor_games:

@@ -597,18 +597,23 @@ def test_anchors_only_rates_the_anchors_and_plays_no_level(tmp_path, capsys):
         "[levels]", '[anchor_round_robin]\ngames = 4\npin = "sk3"\n\n[levels]')
     out = tmp_path / "out"
     path = write(tmp_path, text)
-    assert main(["calibrate", str(path), "--out", str(out), "--anchors-only"]) == 0
+    assert main(["calibrate", str(path), "--out", str(out), "--anchors-only",
+                 "--concurrency", "1"]) == 0
     printed = capsys.readouterr().out
     assert "| sk3 | 1742 | pinned 1742 |" in printed and str(out / "anchors.csv") in printed
     anchors = pd.read_csv(out / "anchors.csv").set_index("name")
     assert anchors.loc["sk3", "rating"] == 1742 and anchors.loc["sk3", "pinned"]
     assert anchors.loc["sk0", "games"] == 4
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv"]
+    with open_store(out / "anchors") as store:
+        assert store.experiment()["concurrency"] == 1  # the file says 2
     assert main(["calibrate", str(path), "--out", str(out), "--anchors-only"]) == 0
     with open_store(out / "anchors") as store:
         assert store.game_count() == 4
     assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--anchors-only"]) == 2
     assert "--anchors-only needs an [anchor_round_robin]" in capsys.readouterr().err
+    assert main(["calibrate", str(path), "--anchors-only", "--concurrency", "0"]) == 2
+    assert "--concurrency must be at least 1" in capsys.readouterr().err
 
 
 @needs_stockfish
