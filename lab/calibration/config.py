@@ -151,6 +151,11 @@ class Calibration:
         return self.engine.get("builtin") in BUILTIN_ENGINES
 
     @property
+    def full_strength_engine(self) -> dict[str, Any]:
+        """The calibrated engine's table without its limit: full strength (stages T and U)."""
+        return dict(self.engine, options=dict(self.engine.get("options", {})))
+
+    @property
     def declared_top(self) -> float:
         """The top of the range the calibrated engine declares: our engine's UCI_Elo maximum,
         its full strength (NaN for another engine: it declares none)."""

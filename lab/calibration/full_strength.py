@@ -18,7 +18,7 @@ from typing import TextIO
 from lab.calibration.anchors import anchors_for
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import Measurement, range_top_line
-from lab.calibration.measure import decided_games, fit_folders, play_stage
+from lab.calibration.measure import fit_folders, play_stage
 from lab.calibration.outcome import FullStrength
 from lab.calibration.separation import FULL_STRENGTH
 
@@ -44,12 +44,12 @@ def rate_full_strength(cal: Calibration, stream: TextIO | None = None) -> FullSt
     estimate = declared if math.isfinite(declared) else float(max(cal.levels))
     chosen = full_strength_anchors(estimate, cal.ratings, cal.score_window, cal.max_anchors)
     tables = {a.name: a.table for a in cal.anchors}
-    full = dict(cal.engine, options=dict(cal.engine.get("options", {})))
-    players = [(FULL_STRENGTH, full), *((name, tables[name]) for name in chosen)]
+    players = [(FULL_STRENGTH, cal.full_strength_engine),
+               *((name, tables[name]) for name in chosen)]
     folder = cal.out / FOLDER
     play_stage(cal, "full-strength", players, [FULL_STRENGTH], cal.full_games * len(chosen),
                folder, stream)
-    ratings = fit_folders(cal, [folder], decided_games([folder]))
+    ratings = fit_folders(cal, [folder])
     if ratings is None:
         return FullStrength(declared, math.nan, math.nan, "", 0, math.nan, tuple(chosen))
     row = ratings.frame.set_index("player").loc[FULL_STRENGTH]

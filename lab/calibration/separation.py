@@ -56,8 +56,8 @@ def top(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str,
         stream: TextIO | None = None) -> tuple[str, bool, str]:
     """(T): full strength against this round's strongest level."""
     level = max(result.levels)
-    full = dict(cal.engine, options=dict(cal.engine.get("options", {})))
     score, games = _score(cal, f"r{result.number}-top-{cal.level_name(level)}",
-                          [(FULL_STRENGTH, full), (cal.level_name(level), level_tables[level])],
+                          [(FULL_STRENGTH, cal.full_strength_engine),
+                           (cal.level_name(level), level_tables[level])],
                           cal.top_games, "top", result, stream)
     return top_line(level, score, games, cal.top_window)
