@@ -11,6 +11,9 @@ An anchor added after the round robin began (`added`) would change that experime
 results folder refuses to resume; instead each added anchor plays a gauntlet of its own in
 `<out>/anchors-added/<name>/` against the round robin's anchors and those added before it, the
 same games per pair, and one fit takes every folder's games. The round robin's games are kept.
+With a `window`, an added anchor plays only the earlier anchors whose given ratings lie within
+it of its own (the nearest one if none does): a game between anchors far apart is a near-certain
+result that costs as much as any other and tells the fit almost nothing.
 """
 
 from __future__ import annotations
@@ -73,12 +76,23 @@ def play_anchor_stages(cal: Calibration, stream: TextIO | None = None) -> list[P
     folders = [play_stage(cal, "anchors", [(n, tables[n]) for n in earlier], [],
                           cal.anchor_games, cal.out / ANCHOR_FOLDER, stream)]
     for name in cal.anchors_added:
-        players = [(name, tables[name]), *((n, tables[n]) for n in earlier)]
+        opponents = added_opponents(cal, name, earlier)
+        players = [(name, tables[name]), *((n, tables[n]) for n in opponents)]
         folders.append(play_stage(cal, f"anchors-added-{name}", players, [name],
-                                  cal.anchor_games * len(earlier),
+                                  cal.anchor_games * len(opponents),
                                   cal.out / ADDED_FOLDER / name, stream))
         earlier.append(name)
     return folders
+
+
+def added_opponents(cal: Calibration, name: str, earlier: list[str]) -> list[str]:
+    """The earlier anchors that added anchor `name` plays: all of them without a window, else
+    those whose given ratings lie within it of `name`'s (the nearest one if none does)."""
+    if not cal.added_window:
+        return list(earlier)
+    gap = {n: abs(cal.ratings[n] - cal.ratings[name]) for n in earlier}
+    inside = [n for n in earlier if gap[n] <= cal.added_window]
+    return inside or [min(earlier, key=gap.__getitem__)]
 
 
 def anchor_lines(table: list[AnchorRating]) -> list[str]:

@@ -37,6 +37,8 @@
     pin = "sf-elo1350"                 # the anchor whose rating is kept: the scale's one point
     added = ["weak-one"]               # anchors added after the round robin began: each plays
                                        # the round robin's anchors and those added before it
+    window = 500                       # an added anchor plays only those whose ratings (as
+                                       # given) lie within 500 of its own (0: all of them)
 
     [robustness]                       # the last round's levels measured again (criterion F)
     levels = [1000, 1400]              # some of the levels
@@ -131,6 +133,7 @@ class Calibration:
     anchor_games: int = 0
     anchor_pin: str = ""
     anchors_added: list[str] = field(default_factory=list)
+    added_window: float = 0.0
     robust_levels: list[int] = field(default_factory=list)
     robust_tcs: list[str] = field(default_factory=list)
     robust_seeds: list[int] = field(default_factory=list)
@@ -378,12 +381,16 @@ def _even_games(table: TomlTable, games: int) -> None:
 
 
 def _anchor_round_robin(cal: Calibration, table: TomlTable) -> None:
-    """`[anchor_round_robin]`: games per anchor pair and the pinned anchor."""
+    """`[anchor_round_robin]`: games per anchor pair, the pinned anchor, the anchors added
+    later and the rating window of their opponents."""
     cal.anchor_games = table.get("games", int, 0)
     cal.anchor_pin = table.get("pin", str, "")
     cal.anchors_added = table.get("added", list, [])
+    cal.added_window = float(table.get("window", (int, float), 0))
     table.done()
     _even_games(table, cal.anchor_games)
+    if cal.added_window < 0:
+        raise table.error(f"'window' must be >= 0 Elo (0: no window), got {cal.added_window:g}")
     if not all(isinstance(name, str) for name in cal.anchors_added):
         raise table.error(f"'added' must be a list of anchor names, got {cal.anchors_added!r}")
 

@@ -123,6 +123,8 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
      "'added' names an anchor twice"),
     (("[levels]", "[anchor_round_robin]\ngames = 2\nadded = [3]\n[levels]"),
      "'added' must be a list of anchor names"),
+    (("[levels]", "[anchor_round_robin]\ngames = 2\nwindow = -100\n[levels]"),
+     r"\[anchor_round_robin\]: 'window' must be >= 0 Elo \(0: no window\), got -100"),
     (("[levels]", "[full_strength]\ngames = 3\n[levels]"),
      r"\[full_strength\]: 'games' must be even"),
     (("[levels]", "[full_strength]\ngames = 2\nanchors = 1\n[levels]"),
@@ -593,6 +595,27 @@ def test_an_added_anchor_plays_the_others_and_the_round_robin_is_kept(tmp_path):
     assert play_anchor_stages(cal, io.StringIO()) == folders  # resumed: nothing replayed
     with open_store(out / ADDED_FOLDER / "sk1") as store:
         assert store.game_count() == 4
+
+
+@pytest.mark.parametrize(("window", "weak", "weaker"), [
+    (0, ["sk0", "sk3"], ["sk0", "sk3", "weak"]),    # no window: every earlier anchor
+    (450, ["sk0"], ["weak"]),                      # 420 in, 842 out; 400 in, 820 and 1242 out
+    (300, ["sk0"], ["weak"]),                      # none within 300 of weak: its nearest, sk0
+    (850, ["sk0", "sk3"], ["sk0", "weak"]),
+])
+def test_an_added_anchor_plays_the_earlier_anchors_in_its_window(tmp_path, window, weak, weaker):
+    """Worked example: sk0 1320 and sk3 1742 in the round robin, then weak (900) and weaker
+    (500) added in that order; weaker's earlier anchors include weak."""
+    from lab.calibration.anchor_round_robin import added_opponents
+
+    added = "".join(f'\n[[anchors]]\nname = "{name}"\ncmd = ["{STOCKFISH}"]\nrating = {rating}\n'
+                    for name, rating in (("weak", 900), ("weaker", 500)))
+    rr = f'[anchor_round_robin]\ngames = 2\nadded = ["weak", "weaker"]\nwindow = {window}\n'
+    text = TINY.replace("[levels]", rr + "\n[levels]").replace("[openings]", added + "\n[openings]")
+    cal = load_calibration(write(tmp_path, text))
+    assert cal.added_window == window
+    assert added_opponents(cal, "weak", ["sk0", "sk3"]) == weak
+    assert added_opponents(cal, "weaker", ["sk0", "sk3", "weak"]) == weaker
 
 
 @needs_stockfish
