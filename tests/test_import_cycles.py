@@ -1,5 +1,11 @@
 """No import circle in the project: every import (module top, function body or TYPE_CHECKING
-block) of `lab`, `engine` and `timecontrol` is an edge, and the graph must have no cycle."""
+block) of `lab`, `engine` and `timecontrol` is an edge, and the graph must have no cycle.
+
+Importing `a.b.c` also runs `a/__init__.py` and `a/b/__init__.py` first, so an import is an edge
+to those packages too, except to the importing module's own packages (already being imported,
+which Python allows): `lab.page.calibration` importing `lab.calibration.config` once ran
+`lab.calibration`'s `__init__`, which imported the page back, and importing the page alone
+failed."""
 
 from __future__ import annotations
 
@@ -39,12 +45,15 @@ def imported(name: str, path: Path, node: ast.Import | ast.ImportFrom,
         for alias in node.names:
             full = f"{base}.{alias.name}"
             targets.add(full if full in known else base)
+    own_packages = {name.rsplit(".", depth)[0] for depth in range(1, name.count(".") + 1)}
     result = set()
     for target in targets:
         while target and target not in known:
             target = target.rpartition(".")[0]
-        if target and target != name:
-            result.add(target)
+        while target:
+            if target in known and target != name and target not in own_packages:
+                result.add(target)
+            target = target.rpartition(".")[0]
     return result
 
 
@@ -105,6 +114,7 @@ def test_the_project_has_no_import_cycle() -> None:
     ("from . import a", [["pkg.a", "pkg.b", "pkg.c"]]),
     ("from .a import thing", [["pkg.a", "pkg.b", "pkg.c"]]),
     ("import json", []),
+    ("from pkg.sub.d import thing", [["pkg.a", "pkg.b", "pkg.c", "pkg.sub"]]),
 ])
 def test_a_cycle_hidden_in_a_function_is_found(tmp_path: Path, late: str,
                                                expected: list[list[str]]) -> None:
@@ -114,4 +124,7 @@ def test_a_cycle_hidden_in_a_function_is_found(tmp_path: Path, late: str,
     (package / "a.py").write_text("from pkg import b\n")
     (package / "b.py").write_text("import pkg.c\n")
     (package / "c.py").write_text(f"def later():\n    {late}\n")
+    (package / "sub").mkdir()
+    (package / "sub" / "__init__.py").write_text("from pkg.sub import d\nfrom pkg import a\n")
+    (package / "sub" / "d.py").write_text("import pkg.sub\nthing = 1\n")
     assert cycles(import_graph(tmp_path, ("pkg",))) == expected

@@ -4,7 +4,8 @@
 through the harness and their fit), `run` (rounds: measure, judge, correct), `outcome` (what the
 rounds measured), `correct` (the monotone correction), `criteria` (docs/reference/elo_limit.md §5
 pass/fail), `tables` (EloTable and level-map CSV, the round and final tables), `probe` (our
-engine's parameters, table loading), `plot` and `report` (rendering only).
+engine's parameters, table loading), `plot`, `report` and `page` (rendering only, the page with
+`lab.page`'s blocks).
 """
 
 from lab.calibration.config import Calibration, CalibrationError, load_calibration

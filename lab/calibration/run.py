@@ -37,6 +37,7 @@ from lab.calibration.outcome import (
     anchor_range,
     extrapolated_targets,
 )
+from lab.calibration.page import write_calibration_page
 from lab.calibration.probe import level_parameters
 from lab.calibration.report import write_report
 from lab.calibration.separation import spread, top
@@ -48,7 +49,6 @@ from lab.calibration.tables import (
     write_final_table,
     write_round_table,
 )
-from lab.page.calibration import write_calibration_page
 
 MEASURED_NAME = "measured.csv"
 #: The error given to a perfect score's bound when it enters the correction (Elo, 95 %).

@@ -495,8 +495,8 @@ def test_a_silent_engine_cannot_hang_the_probe(tmp_path):
 
 def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
     from lab.calibration import judge
+    from lab.calibration.page import write_calibration_page
     from lab.calibration.run import CalibrationOutcome, RoundResult
-    from lab.page.calibration import write_calibration_page
 
     hostile = TINY.replace('name = "sk0"', 'name = "<script>alert(1)</script>"')
     cal = load_calibration(write(tmp_path, hostile), out=str(tmp_path / "out"))
