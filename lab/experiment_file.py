@@ -47,6 +47,10 @@ from timecontrol.control import TimeControl, TimeControlError, parse_time_contro
 #: by 8 ms at the median, 47 ms at the 99th percentile and 189 ms at most.
 ST_MARGIN_MS = 500
 
+#: The moves a Stockfish-style manager plans for at most: mtg is movestogo capped at 50, and
+#: timeLeft keeps back the overhead for mtg + 2 of them (docs/reference/smooth_time_manager.md §9).
+PLANNED_MOVES = 50
+
 
 def _check_tc(text: str, where: str) -> TimeControl:
     """The time control `text` names (where it enters the lab: parsed once, carried as a value)."""
@@ -367,7 +371,39 @@ def parse_experiment(data: dict[str, Any], source: str, base: Path,
     if margin_ms is None:
         _default_margins(experiment)
     _check_structure(experiment, top, overrides)
+    _check_move_overhead(experiment)
     return experiment
+
+
+def overhead_reserve_ms(overhead_ms: float, control: TimeControl) -> tuple[float, float] | None:
+    """What a `Move Overhead` of `overhead_ms` keeps back from a clock, and the clock's time for
+    the moves planned, as Stockfish plans them (docs/reference/smooth_time_manager.md §9): the
+    overhead for each of mtg + 2 moves, against time + inc * (mtg - 1), mtg = min(movestogo, 50).
+    Our smooth manager keeps it back for each move of its own plan (about 51 at the start,
+    `timecontrol.smooth.game_overhead_ms`). None for a per-move limit (st, nodes, depth, inf)."""
+    if not control.has_clock:
+        return None
+    planned = min(control.moves or PLANNED_MOVES, PLANNED_MOVES)
+    return overhead_ms * (planned + 2), control.base_ms + control.inc_ms * (planned - 1)
+
+
+def _check_move_overhead(exp: Experiment) -> None:
+    """Refuse a `Move Overhead` that keeps back the whole clock: Stockfish (and engines that take
+    its option name and formula, ours among them) then moves without searching. Two calibration
+    files of ours set 300 ms at 10+0.1, and Stockfish at UCI_Elo 1500 answered in 8 ms at depth 1
+    instead of 1183 ms at depth 16. The harness's `margin_ms` is what absorbs late answers."""
+    for spec in exp.engines:
+        value = next((v for k, v in spec.options.items() if k.lower() == "move overhead"), None)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        control = spec.tc or exp.tc
+        figures = overhead_reserve_ms(value, control)
+        if figures is not None and figures[0] >= figures[1]:
+            raise ExperimentError(
+                f"{exp.source}: engine {spec.name!r}: Move Overhead {value} ms keeps back "
+                f"{figures[0] / 1000:g} s for the moves it plans at {control}, more than the "
+                f"{figures[1] / 1000:g} s the clock gives them, so it would move without "
+                "searching; lower it (the experiment's margin_ms absorbs late answers)")
 
 
 def _default_margins(exp: Experiment) -> None:

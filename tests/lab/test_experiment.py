@@ -169,6 +169,31 @@ def test_bad_values_are_explained(tmp_path, change, expected):
     assert expected in message
 
 
+@pytest.mark.parametrize(("tc", "own", "overhead", "refused"), [
+    ("10+0.1", "", 300, True),      # 300 x 52 = 15.6 s kept back of 10 + 0.1 x 49 = 14.9 s
+    ("10+0.1", "", 280, False),     # 14.56 s of 14.9 s: little left, but not nothing
+    ("10+0.1", "", 10, False),      # Stockfish's default
+    ("60+0.6", "", 300, False),
+    ("st=1", "", 5000, False),      # a per-move limit plans nothing
+    ("60+0.6", 'tc = "2+0.02"', 100, True),   # b's own control: 5.2 s of 2.98 s
+    ("40/10", "", 300, True),       # 40 moves to go: 12.6 s of 10 s
+])
+def test_a_move_overhead_that_keeps_back_the_whole_clock_is_refused(tmp_path, tc, own, overhead,
+                                                                     refused):
+    """Stockfish plans 50 moves and keeps the overhead back for each (and 2 more): at 10+0.1 a
+    300 ms Move Overhead leaves it nothing, and it answered at depth 1 (two calibration files of
+    ours did that for every Stockfish anchor)."""
+    text = with_b(f'cmd = ["{STOCKFISH}"]\n{own}\noptions = {{ "move overhead" = {overhead} }}')
+    text = text.replace('tc = "10+0.1"', f'tc = "{tc}"')
+    path = write(tmp_path, text)
+    if not refused:
+        assert load_experiment(path).engines[1].options == {"move overhead": overhead}
+        return
+    message = error_of(path)
+    assert str(path) in message and "engine 'b': Move Overhead" in message
+    assert "would move without searching" in message
+
+
 def test_invalid_toml_names_file_and_line(tmp_path):
     path = write(tmp_path, BASE.replace('tc = "10+0.1"', "tc = 10+0.1"))
     message = error_of(path)

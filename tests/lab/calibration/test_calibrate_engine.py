@@ -85,19 +85,19 @@ passes = 1
 
 [engine]
 builtin = "tempo"
-options = {{ Hash = 16, "Move Overhead" = 300 }}
+options = {{ Hash = 16 }}
 
 # our own levels as anchors, pinned at their names (the issue allows levels already calibrated)
 [[anchors]]
 name = "a1100"
 builtin = "tempo"
-options = {{ Hash = 16, "Move Overhead" = 300, UCI_LimitStrength = true, UCI_Elo = 1100 }}
+options = {{ Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1100 }}
 rating = 1100
 
 [[anchors]]
 name = "a1700"
 builtin = "tempo"
-options = {{ Hash = 16, "Move Overhead" = 300, UCI_LimitStrength = true, UCI_Elo = 1700 }}
+options = {{ Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1700 }}
 rating = 1700
 
 [openings]
