@@ -401,7 +401,7 @@ def _check_move_overhead(exp: Experiment) -> None:
         if figures is not None and figures[0] >= figures[1]:
             raise ExperimentError(
                 f"{exp.source}: engine {spec.name!r}: Move Overhead {value} ms keeps back "
-                f"{figures[0] / 1000:g} s for the moves it plans at {control}, more than the "
+                f"{figures[0] / 1000:g} s for the moves it plans at {control}, no less than the "
                 f"{figures[1] / 1000:g} s the clock gives them, so it would move without "
                 "searching; lower it (the experiment's margin_ms absorbs late answers)")
 

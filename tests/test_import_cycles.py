@@ -48,8 +48,6 @@ def imported(name: str, path: Path, node: ast.Import | ast.ImportFrom,
     own_packages = {name.rsplit(".", depth)[0] for depth in range(1, name.count(".") + 1)}
     result = set()
     for target in targets:
-        while target and target not in known:
-            target = target.rpartition(".")[0]
         while target:
             if target in known and target != name and target not in own_packages:
                 result.add(target)
