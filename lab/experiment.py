@@ -167,14 +167,27 @@ class Experiment:
         the schedule), concurrency, SPRT settings, the wait between games and the output files.
         Where things live is left out too, so a moved checkout or another virtualenv still
         resumes: our engine is `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather
-        than its interpreter's path and tree, and the book is its file name and the SHA-256 of
-        its content.
+        than its interpreter's path and tree, another engine's program and working directory are
+        the relative paths the file gave (`EngineSpec.given`) where it gave relative ones, and
+        the book is its file name and the SHA-256 of its content.
         """
+        return self._identity(as_given=True)
+
+    def earlier_identity(self) -> dict[str, Any]:
+        """The identity as folders written before `EngineSpec.given` hold it (every program
+        and working directory as an absolute path): such a folder still resumes where it is."""
+        return self._identity(as_given=False)
+
+    def _identity(self, as_given: bool) -> dict[str, Any]:
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log",
                     "wait_ms", "output"):
             data.pop(key)
         for engine in data["engines"]:
+            given = engine.pop("given")
+            if as_given:
+                engine["cmd"][:1] = [given.get("cmd", engine["cmd"][0])]
+                engine["cwd"] = given.get("cwd", engine["cwd"])
             if engine["margin_ms"] is None:
                 engine.pop("margin_ms")
             if not engine["ponder"]:  # absent unless set: older folders still resume

@@ -86,7 +86,10 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
             raise table.error(f"key 'cmd' must be a non-empty list of strings, got {cmd!r}")
         default_name = Path(command[0]).stem
     cwd = table.get("cwd", str)
+    given = {}
     if cwd is not None:
+        if not Path(cwd).is_absolute():
+            given["cwd"] = cwd
         cwd_path = (base / cwd).resolve()
         if not cwd_path.is_dir():
             raise table.error(f"working directory {cwd_path} does not exist")
@@ -102,6 +105,8 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         cwd, env, default_name = str(tree), {**revision_environment(), **env}, revision[:7]
         command = builtin_command(tree)
     if builtin is None:
+        if os.sep in command[0] and not Path(command[0]).is_absolute():
+            given["cmd"] = command[0]
         command = [_resolve_binary(command[0], base, cwd)] + command[1:]
     protocol = table.get("protocol", str, "uci")
     if protocol not in ("uci", "xboard"):
@@ -126,6 +131,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         revision=revision,
         margin_ms=margin_ms,
         ponder=table.get("ponder", bool, False),
+        given=given,
     )
     table.done()
     return spec

@@ -92,7 +92,8 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
     schedule = build_schedule(exp)
     with open_store(exp.out) as store:
         store.lock_for_run()
-        store.bind_experiment(exp.name, exp.identity(), exp.config(), overwrite=overwrite)
+        store.bind_experiment(exp.name, exp.identity(), exp.config(), overwrite=overwrite,
+                              earlier=exp.earlier_identity())
         store.save_engines(exp.engines, identities)
         tournament = Tournament(exp, store, schedule)
         progress = Progress(tournament, stream, live)

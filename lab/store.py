@@ -248,14 +248,17 @@ class Store:
         return json.loads(row[0]) if row else None
 
     def bind_experiment(self, name: str, identity: dict[str, Any], config: dict[str, Any],
-                        overwrite: bool = False) -> bool:
+                        overwrite: bool = False, earlier: dict[str, Any] | None = None) -> bool:
         """Claim the store for an experiment; True when it resumes one already there.
 
         A store holding a different experiment (another identity) is refused with `StoreError`
-        unless `overwrite`, which deletes everything in it first.
+        unless `overwrite`, which deletes everything in it first. A store holding `earlier`, the
+        same experiment's identity as an older version wrote it, resumes and is given the new one.
         """
         ident = _canonical(identity)
         row = self.conn.execute("SELECT name, identity FROM experiment WHERE id = 1").fetchone()
+        if row is not None and earlier is not None and row[1] == _canonical(earlier):
+            row = (row[0], ident)
         if row is not None and row[1] != ident:
             if not overwrite:
                 changed = "; ".join(differences(json.loads(row[1]), json.loads(ident))[:5])
@@ -274,8 +277,8 @@ class Store:
                     "created_at": now, "updated_at": now})
             else:
                 self.conn.execute(
-                    "UPDATE experiment SET config = ?, updated_at = ? WHERE id = 1",
-                    (_canonical(config), now),
+                    "UPDATE experiment SET identity = ?, config = ?, updated_at = ? WHERE id = 1",
+                    (ident, _canonical(config), now),
                 )
             self.conn.execute("COMMIT")
         except BaseException:

@@ -8,8 +8,11 @@ holds as many games as the store, and python-chess reads it back.
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -21,6 +24,7 @@ import chess.pgn
 import pytest
 
 from lab.experiment_file import load_experiment
+from lab.runner import run_experiment
 from lab.schedule import build_schedule
 from lab.store import DB_NAME, open_store
 
@@ -178,3 +182,56 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_resumes(tmp_path, signum):
     with open(out / "games.pgn") as handle:
         assert sum(1 for _ in iter(lambda: chess.pgn.read_game(handle), None)) == done
     finish_and_check(path, out)
+
+
+def checkout_with_engine(folder: Path, games: int) -> Path:
+    """A folder laid out as a checkout: an engine script, and an experiment that names it and its
+    working directory by paths relative to the experiment file."""
+    (folder / "engines").mkdir(parents=True)
+    script = folder / "engines" / "sf"
+    script.write_text("#!/bin/sh\nexec /usr/games/stockfish \"$@\"\n")
+    script.chmod(0o755)
+    (folder / "experiments").mkdir()
+    path = folder / "experiments" / "moved.toml"
+    text = EXPERIMENT.format(out=folder / "out", games=games, book=BOOK, tc="0.5+0.02")
+    old = 'cmd = ["/usr/games/stockfish"]\noptions = {{ "Skill Level" = 0'.replace("{{", "{")
+    assert old in text
+    path.write_text(text.replace(old, 'cmd = ["./sf"]\ncwd = "../engines"\noptions = '
+                                      '{ "Skill Level" = 0'))
+    return path
+
+
+def test_a_moved_checkout_resumes_its_folder_and_an_older_folder_resumes_too(tmp_path):
+    """Relative engine paths stay relative in the identity: a folder played in one checkout
+    resumes in a copy of it elsewhere (the committed calibration stores depend on it). A folder
+    whose identity an older version wrote (absolute paths) resumes and takes the new identity."""
+    path = checkout_with_engine(tmp_path / "here", games=2)
+    first = load_experiment(path)
+    assert first.identity()["engines"][1]["cmd"] == ["./sf"]
+    assert first.identity()["engines"][1]["cwd"] == "../engines"
+    assert run_experiment(first, stream=io.StringIO(), live=False).exit_code == 0
+    moved = tmp_path / "there"
+    shutil.move(tmp_path / "here", moved)
+    path = moved / "experiments" / "moved.toml"
+    path.write_text(path.read_text().replace(str(tmp_path / "here"), str(moved)).replace(
+        "games = 2", "games = 4"))
+    again = load_experiment(path)
+    assert again.engines[1].cmd[0] == str(moved / "engines" / "sf")
+    stream = io.StringIO()
+    assert run_experiment(again, stream=stream, live=False).exit_code == 0
+    assert "resuming with 2 done" in stream.getvalue()
+    with open_store(again.out) as store:
+        assert store.game_count() == 4
+    # the folder as an older version left it: the identity names the absolute paths
+    with sqlite3.connect(again.out / DB_NAME) as conn:
+        conn.execute("UPDATE experiment SET identity = ?",
+                     (json.dumps(again.earlier_identity(), sort_keys=True, default=str),))
+    conn.close()
+    path.write_text(path.read_text().replace("games = 4", "games = 6"))
+    stream = io.StringIO()
+    assert run_experiment(load_experiment(path), stream=stream, live=False).exit_code == 0
+    assert "resuming with 4 done" in stream.getvalue()
+    with open_store(again.out) as store:
+        assert store.game_count() == 6
+        assert store.conn.execute("SELECT identity FROM experiment").fetchone()[0] == \
+            json.dumps(again.identity(), sort_keys=True, default=str)
