@@ -20,15 +20,20 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.measure import decided_games, play_stage
 from lab.calibration.outcome import AnchorRating
 from lab.ratings import DisconnectedPoolError, fit_ratings
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 ANCHOR_FOLDER = "anchors"
 ADDED_FOLDER = "anchors-added"
+#: The report's words for why an anchor is unmeasured (`AnchorRating.unmeasured`).
+UNMEASURED = {"bound": "bound", "apart": "not tied to the pin"}
 
 
 def declared_table(cal: Calibration) -> list[AnchorRating]:
@@ -41,30 +46,46 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
                  ) -> tuple[Calibration, list[AnchorRating]]:
     """Play (or resume) the anchor round robin and fit it with the pin fixed.
 
-    Returns the calibration with the measured anchor ratings (an anchor with a perfect score
-    has only a bound and keeps its declared rating, marked unmeasured) and the anchor table.
+    Returns the calibration with the measured anchor ratings (an anchor `fit_anchor_table`
+    leaves unmeasured keeps its declared rating) and the anchor table.
     Without `[anchor_round_robin]` games, the calibration and the declared ratings unchanged.
     """
     if cal.anchor_games == 0:
         return cal, declared_table(cal)
-    games = decided_games(play_anchor_stages(cal, stream))
+    table = fit_anchor_table(cal, decided_games(play_anchor_stages(cal, stream)))
+    measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
+    return cal.with_ratings(measured), table
+
+
+def fit_anchor_table(cal: Calibration, games: pd.DataFrame) -> list[AnchorRating]:
+    """One fit of the anchors' games (columns white, black, result) with the pin fixed.
+
+    An anchor with a perfect score has only a bound (Ordo's), and anchors with no results both
+    ways with the pinned anchor's group (a group that lost every game against the rest, say)
+    have no rating on the pinned scale at all: both are left unmeasured, and say why, rather
+    than ending a calibration hours in.
+    """
     pinned = cal.ratings[cal.anchor_pin]
     try:
         fitted = fit_ratings(games, anchors={cal.anchor_pin: pinned})
+        apart: set[str] = set()
     except DisconnectedPoolError as exc:
-        raise CalibrationError(f"{cal.source}: the anchor round robin does not tie the anchors "
-                               f"together: {exc}") from None
+        fitted = fit_ratings(games, anchors={cal.anchor_pin: pinned}, force=True)
+        apart = {name for group in exc.groups if cal.anchor_pin not in group for name in group}
     frame = fitted.frame.set_index("player")
     table = []
     for anchor in cal.anchors:
+        if anchor.name not in frame.index:
+            raise CalibrationError(f"{cal.source}: anchor {anchor.name!r} has no decided game "
+                                   "in the anchor round robin")
         row = frame.loc[anchor.name]
         pin = anchor.name == cal.anchor_pin
-        measured = pinned if pin else math.nan if row["bound"] else float(row["rating"])
+        why = "apart" if anchor.name in apart else "bound" if row["bound"] and not pin else ""
+        measured = pinned if pin else math.nan if why else float(row["rating"])
         table.append(AnchorRating(anchor.name, anchor.rating, measured,
-                                  math.nan if pin or row["bound"] else float(row["error"]),
-                                  int(row["played"]), float(row["score"]), pin))
-    measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
-    return cal.with_ratings(measured), table
+                                  math.nan if pin or why else float(row["error"]),
+                                  int(row["played"]), float(row["score"]), pin, why))
+    return table
 
 
 def play_anchor_stages(cal: Calibration, stream: TextIO | None = None) -> list[Path]:
@@ -106,7 +127,8 @@ def anchor_lines(table: list[AnchorRating]) -> list[str]:
               "|---|---|---|---|---|---|"]
     for r in sorted(table, key=lambda r: r.measured if math.isfinite(r.measured) else r.declared):
         measured_cell = ("pinned " if r.pinned else "") + (
-            f"{r.measured:.0f}" if math.isfinite(r.measured) else "bound: kept declared")
+            f"{r.measured:.0f}" if math.isfinite(r.measured)
+            else f"{UNMEASURED.get(r.unmeasured, 'unmeasured')}: kept declared")
         error = f"{r.halfwidth:.0f}" if math.isfinite(r.halfwidth) else "-"
         lines.append(f"| {r.name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
                      f"{r.score:.1f} |")

@@ -37,8 +37,10 @@ class RoundResult:
 @dataclass(frozen=True)
 class AnchorRating:
     """One anchor after the anchor round robin: the rating the file declares, the one measured
-    among the anchors (NaN when not measured, or a bound), its 95 % half-width (NaN for the
-    pinned anchor, whose rating is the scale's fixed point), games and score (%)."""
+    among the anchors (NaN when not measured), its 95 % half-width (NaN for the pinned anchor,
+    whose rating is the scale's fixed point), games and score (%), and why it is unmeasured
+    when it is ("bound": a perfect score; "apart": no results both ways with the pinned
+    anchor's group)."""
 
     name: str
     declared: float
@@ -47,6 +49,7 @@ class AnchorRating:
     games: int
     score: float
     pinned: bool
+    unmeasured: str = ""
 
 
 @dataclass(frozen=True)

@@ -190,11 +190,12 @@ def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | N
 
 def write_anchor_table(cal: Calibration, table: list[AnchorRating]) -> Path:
     """anchors.csv: each anchor's rating used from now on (`cal` is the calibration after the
-    round robin: measured where it measured), declared and measured ratings, interval, games."""
+    round robin: measured where it measured), declared and measured ratings, interval, games,
+    and why an anchor is unmeasured ("bound" or "apart", `AnchorRating.unmeasured`)."""
     used = cal.ratings
     path = cal.out / ANCHORS_NAME
-    pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned)
-                  for r in table],
+    pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned,
+                   r.unmeasured) for r in table],
                  columns=["name", "rating", "declared", "measured", "halfwidth", "games",
-                          "pinned"]).to_csv(path, index=False, float_format="%.1f")
+                          "pinned", "unmeasured"]).to_csv(path, index=False, float_format="%.1f")
     return path

@@ -670,3 +670,39 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert "not both" in capsys.readouterr().err
     assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--full-strength"]) == 2
     assert "--full-strength needs a [full_strength]" in capsys.readouterr().err
+
+
+def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
+    """Worked example: sk3 (pinned 1742) scores 3 of 4 against sk0, so sk0 is 1742 minus the
+    difference at which Ordo's logistic (202 Elo for 76 %) predicts 75 %:
+    202 log10(3) / log10(76/24) = 192.5, so 1549.5. Added anchors weak and weaker split their
+    games 1-1 but lose every game against sk0: no result ties them to the pin, so both are
+    unmeasured ("apart") and keep their declared ratings rather than ending the calibration.
+    Then weaker also loses both
+    games to weak, which now scores against sk0: weaker has a bound, weak a rating."""
+    from lab.calibration.anchor_round_robin import anchor_lines, fit_anchor_table
+
+    added = "".join(f'\n[[anchors]]\nname = "{name}"\ncmd = ["{STOCKFISH}"]\nrating = {rating}\n'
+                    for name, rating in (("weak", 900), ("weaker", 500)))
+    rr = '[anchor_round_robin]\ngames = 2\npin = "sk3"\nadded = ["weak", "weaker"]\n'
+    text = TINY.replace("[levels]", rr + "\n[levels]").replace("[openings]", added + "\n[openings]")
+    cal = load_calibration(write(tmp_path, text))
+    games = [("sk3", "sk0", "1-0"), ("sk0", "sk3", "0-1"), ("sk3", "sk0", "1-0"),
+             ("sk0", "sk3", "1-0"), ("weak", "sk0", "0-1"), ("sk0", "weak", "1-0"),
+             ("weaker", "sk0", "0-1"), ("weak", "weaker", "1-0"), ("weaker", "weak", "1-0")]
+    table = {r.name: r for r in fit_anchor_table(cal, pd.DataFrame(
+        games, columns=["white", "black", "result"]))}
+    assert table["sk3"].pinned and table["sk3"].measured == 1742
+    assert table["sk0"].measured == pytest.approx(
+        1742 - 202 * math.log10(3) / math.log10(76 / 24), abs=0.1)
+    assert table["sk0"].unmeasured == "" and table["sk0"].games == 7
+    for name in ("weak", "weaker"):
+        assert math.isnan(table[name].measured) and table[name].unmeasured == "apart"
+    assert "| weak | 900 | not tied to the pin: kept declared | - | 4 | 25.0 |" in anchor_lines(
+        list(table.values()))
+    games[-1] = ("weaker", "weak", "0-1")
+    games.append(("weak", "sk0", "1/2-1/2"))
+    table = {r.name: r for r in fit_anchor_table(cal, pd.DataFrame(
+        games, columns=["white", "black", "result"]))}
+    assert math.isfinite(table["weak"].measured) and table["weak"].unmeasured == ""
+    assert math.isnan(table["weaker"].measured) and table["weaker"].unmeasured == "bound"
