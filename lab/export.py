@@ -162,10 +162,16 @@ def record_pgn_text(record: GameRecord, event: str = "Tempo") -> str:
 
 def write_atomically(path: Path, write: Callable[[Path], Any]) -> Path:
     """Call `write(tmp)` on a temporary name beside `path` (unique to this process and thread),
-    then rename it over `path`: a reader sees the old file or the new one, never half of one."""
+    then rename it over `path`: a reader sees the old file or the new one, never half of one.
+    A write that fails or is interrupted (Ctrl-C, SIGTERM) leaves `path` as it was and no
+    temporary file behind."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    write(tmp)
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

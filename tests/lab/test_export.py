@@ -19,6 +19,7 @@ from lab.export import (
     record_pgn_text,
     score_text,
     time_text,
+    write_atomically,
     write_moves,
     write_pgn,
 )
@@ -180,3 +181,22 @@ def test_pgn_out_min_and_fi_follow_cutechess() -> None:
         '[Black "B"]', '[Result "1-0"]', '[FEN "' + SETUP_FEN + '"]', '[SetUp "1"]']
     assert minimal.splitlines()[9:] == ["", "3. dxe6 Nc6 1-0"]
     assert final_epd(odds) == board.epd()
+
+
+@pytest.mark.parametrize("failure", [OSError("disk full"), KeyboardInterrupt()])
+def test_an_interrupted_atomic_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path,
+                                                                                 failure):
+    """Ctrl-C while games.pgn was rewritten once left `games.pgn.<pid>-<thread>.tmp` beside it."""
+    path = tmp_path / "games.pgn"
+    path.write_text("old\n")
+
+    def write(tmp):
+        tmp.write_text("half of the new")
+        raise failure
+
+    with pytest.raises(type(failure)):
+        write_atomically(path, write)
+    assert path.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "games.pgn"]
+    assert write_atomically(path, lambda tmp: tmp.write_text("new\n")) == path
+    assert path.read_text() == "new\n"
