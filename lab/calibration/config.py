@@ -59,6 +59,9 @@
     games = 40                         # per anchor (even); the anchors its declared top
                                        # should score in score_window against, at most
                                        # max_anchors (the nearest ones if none is in it)
+    estimate = 1770                    # Elo that picks those anchors instead of the declared
+                                       # top: keep the one the stage was played with, so its
+                                       # folder resumes after the top moves to the measurement
 
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
@@ -144,6 +147,7 @@ class Calibration:
     top_games: int = 0
     top_window: tuple[float, float] = (0.40, 0.60)
     full_games: int = 0
+    full_estimate: float = math.nan
     out: Path = Path("results")
     source: str = "<calibration>"
     base: Path = Path(".")
@@ -163,6 +167,14 @@ class Calibration:
         """The top of the range the calibrated engine declares: our engine's UCI_Elo maximum,
         its full strength (NaN for another engine: it declares none)."""
         return float(TEMPO_ELO_RANGE[1]) if self.uses_table else math.nan
+
+    @property
+    def full_strength_estimate(self) -> float:
+        """The Elo that picks full strength's anchors: `[full_strength] estimate`, else the
+        declared top, else (another engine) the highest level."""
+        if math.isfinite(self.full_estimate):
+            return self.full_estimate
+        return self.declared_top if math.isfinite(self.declared_top) else float(max(self.levels))
 
     @property
     def ratings(self) -> dict[str, float]:
@@ -333,7 +345,7 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     _robustness(cal, top.table("robustness"))
     _spread(cal, top.table("spread"))
     _top(cal, top.table("top"))
-    cal.full_games = _full_strength(top.table("full_strength"))
+    cal.full_games, cal.full_estimate = _full_strength(top.table("full_strength"))
 
     raw = top.get("anchors", list, [])
     if not raw:
@@ -451,12 +463,16 @@ def _top(cal: Calibration, table: TomlTable) -> None:
     cal.top_window = (float(window[0]), float(window[1]))
 
 
-def _full_strength(table: TomlTable) -> int:
-    """`[full_strength]`: games of full strength against each anchor it plays."""
+def _full_strength(table: TomlTable) -> tuple[int, float]:
+    """`[full_strength]`: games of full strength against each anchor it plays, and the Elo
+    that picks those anchors (NaN: the declared top)."""
     games = table.get("games", int, 0)
+    estimate = table.get("estimate", (int, float), math.nan)
     table.done()
     _even_games(table, games)
-    return games
+    if not math.isnan(estimate) and estimate <= 0:
+        raise table.error(f"'estimate' must be a positive Elo, got {estimate}")
+    return games, float(estimate)
 
 
 def load_calibration(path: str | Path, out: str | None = None) -> Calibration:

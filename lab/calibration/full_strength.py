@@ -2,11 +2,11 @@
 
 Issue #18 asks that `UCI_Elo`'s maximum be the engine's measured full strength. After the anchor
 round robin, full strength (the calibrated engine without its limit, as in the `[top]` stage)
-plays the anchors its declared top should score inside the score window against (at most
-`max_anchors`; the nearest ones when none lies in the window), `[full_strength] games` against
-each, and one fit with the anchors fixed gives its rating. The stage is an experiment in
-`<out>/full_strength/`, resumable like every stage, and needs no level, so it can run (with
-`tempo calibrate --full-strength`) before the levels' range is settled.
+plays the anchors its declared top (or `[full_strength] estimate`) should score inside the
+score window against (at most `max_anchors`; the nearest ones when none lies in the window),
+`[full_strength] games` against each, and one fit with the anchors fixed gives its rating. The
+stage is an experiment in `<out>/full_strength/`, resumable like every stage, and needs no level,
+so it can run (with `tempo calibrate --full-strength`) before the levels' range is settled.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ def rate_full_strength(cal: Calibration, stream: TextIO | None = None) -> FullSt
     if not cal.full_games:
         return None
     declared = cal.declared_top
-    estimate = declared if math.isfinite(declared) else float(max(cal.levels))
-    chosen = full_strength_anchors(estimate, cal.ratings, cal.score_window, cal.max_anchors)
+    chosen = full_strength_anchors(cal.full_strength_estimate, cal.ratings, cal.score_window,
+                                   cal.max_anchors)
     tables = {a.name: a.table for a in cal.anchors}
     players = [(FULL_STRENGTH, cal.full_strength_engine),
                *((name, tables[name]) for name in chosen)]

@@ -164,6 +164,30 @@ def test_full_strength_plays_the_anchors_around_the_declared_top():
     assert full_strength_anchors(2600, anchors, (0.25, 0.75), 2) == ["a1900", "a1800"]
 
 
+def test_a_full_strength_estimate_keeps_its_anchors_when_the_declared_top_moves(tmp_path):
+    """`[full_strength] estimate` picks the anchors instead of the declared top, so the stage's
+    folder (whose opponents fix it) still resumes after the top is set to the measurement: at
+    1770 full strength plays sk3 (1742) alone, at 1320 sk0 first."""
+    from lab.calibration.config import TEMPO_ELO_RANGE
+    from lab.calibration.full_strength import full_strength_anchors
+
+    def anchors(cal):
+        return full_strength_anchors(cal.full_strength_estimate, cal.ratings, cal.score_window,
+                                     cal.max_anchors)
+
+    cal = load_calibration(write(tmp_path, TINY_TEMPO))
+    assert cal.full_strength_estimate == TEMPO_ELO_RANGE[1] and anchors(cal) == ["sk3"]
+    pinned = load_calibration(write(tmp_path, TINY_TEMPO.replace(
+        "[full_strength]\n", "[full_strength]\nestimate = 1320\n"), "pinned.toml"))
+    assert pinned.full_strength_estimate == 1320 and anchors(pinned)[0] == "sk0"
+    assert load_calibration(write(tmp_path, TINY.replace("[levels]", "[full_strength]\n[levels]"),
+                                  "other.toml")).full_strength_estimate == 1800  # highest level
+    with pytest.raises(CalibrationError, match=r"\[full_strength\]: 'estimate' must be a "
+                       r"positive Elo, got -5"):
+        load_calibration(write(tmp_path, TINY_TEMPO.replace(
+            "[full_strength]\n", "[full_strength]\nestimate = -5\n"), "bad.toml"))
+
+
 def test_criterion_u_compares_the_declared_top_with_full_strengths_rating():
     from lab.calibration.criteria import Measurement, range_top_line
 
