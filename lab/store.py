@@ -27,7 +27,8 @@ from __future__ import annotations
 import fcntl
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -269,8 +270,7 @@ class Store:
             self.clear()
             row = None
         now = _now()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             if row is None:
                 self.conn.execute(EXPERIMENT.insert(), {
                     "id": 1, "name": name, "identity": ident, "config": _canonical(config),
@@ -280,24 +280,36 @@ class Store:
                     "UPDATE experiment SET identity = ?, config = ?, updated_at = ? WHERE id = 1",
                     (ident, _canonical(config), now),
                 )
+        return row is not None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction: committed when the block ends, rolled back when it raises.
+
+        An interrupt (Ctrl-C, SIGTERM as `lab.interrupt.Terminated`) can arrive just after BEGIN
+        or COMMIT has run: an open transaction is rolled back, a committed one is left as it is
+        (there is nothing to roll back), and the interrupt itself reaches the caller rather
+        than "cannot rollback - no transaction is active".
+        """
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            yield
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
-        return row is not None
 
     def clear(self) -> None:
         """Delete every experiment, engine, game and move (for an overwrite)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        for table in reversed(TABLES):
-            self.conn.execute(f"DELETE FROM {table.name}")
-        self.conn.execute("COMMIT")
+        with self.transaction():
+            for table in reversed(TABLES):
+                self.conn.execute(f"DELETE FROM {table.name}")
 
     def save_engines(self, specs: Iterable[Any], identities: dict[str, Any]) -> None:
         """Record each engine's spec and probed identity (replacing an earlier probe)."""
         now = _now()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             for spec in specs:
                 ident = _plain(identities.get(spec.name))
                 self.conn.execute(ENGINES.insert("INSERT OR REPLACE"), {
@@ -307,10 +319,6 @@ class Store:
                     "id_name": ident.get("name"), "author": ident.get("author"),
                     "version": ident.get("version"), "identity": _canonical(ident),
                     "probed_at": now})
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
 
     def engines(self) -> pd.DataFrame:
         """One row per engine: name, cmd, protocol, options, binary, id_name, author, version."""
@@ -327,22 +335,16 @@ class Store:
         store never holds a move that is illegal in its position.
         """
         rows = move_rows(record)
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             exists = self.conn.execute(
                 "SELECT 1 FROM games WHERE game_id = ?", (record.game_id,)
             ).fetchone()
-            if exists:
-                self.conn.execute("ROLLBACK")
-                return False
-            seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0]
-            self.conn.execute(GAMES.insert(), game_row(record, seq))
-            self.conn.executemany(MOVES.insert(), rows)
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        return True
+            if not exists:
+                seq = self.conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM games").fetchone()[0]
+                self.conn.execute(GAMES.insert(), game_row(record, seq))
+                self.conn.executemany(MOVES.insert(), rows)
+        return not exists
 
     def finished_ids(self) -> set[str]:
         """Ids of the games already stored."""

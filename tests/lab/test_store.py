@@ -65,6 +65,43 @@ def test_add_game_is_one_idempotent_transaction(tmp_path):
         assert again.game_count() == 2
 
 
+class InterruptedAt:
+    """A connection that raises KeyboardInterrupt just after running `statement`, the moment a
+    SIGTERM or Ctrl-C once arrived (the interrupt handler raises from inside `execute`)."""
+
+    def __init__(self, conn: sqlite3.Connection, statement: str) -> None:
+        self.conn, self.statement = conn, statement
+
+    def execute(self, sql, *args):
+        cursor = self.conn.execute(sql, *args)
+        if sql == self.statement:
+            self.statement = None
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name):
+        return getattr(self.conn, name)
+
+
+@pytest.mark.parametrize("statement, kept", [("COMMIT", 1), ("BEGIN IMMEDIATE", 0)])
+def test_an_interrupt_inside_a_transaction_reaches_the_caller_and_the_store_stays_whole(
+        tmp_path, statement, kept):
+    """A SIGTERM that arrived during save_engines' COMMIT once ended a calibration with
+    "cannot rollback - no transaction is active" instead of "interrupted; games are kept"."""
+    with open_store(tmp_path) as store:
+        real = store.conn
+        store.conn = InterruptedAt(real, statement)
+        with pytest.raises(KeyboardInterrupt):
+            store.add_game(record())
+        assert not real.in_transaction
+        store.conn = InterruptedAt(real, statement)
+        with pytest.raises(KeyboardInterrupt):
+            store.bind_experiment("e", {"a": 1}, {"a": 1})
+        store.conn = real
+        assert store.game_count() == kept and (store.experiment() is not None) == bool(kept)
+        assert store.add_game(record("r0001-e01-g1")) is True
+
+
 def test_a_record_with_an_illegal_move_writes_nothing(tmp_path):
     bad = record("r0002-e01-g0")
     bad.moves[2].move = "e1e8"
