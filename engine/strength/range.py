@@ -11,13 +11,13 @@ Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread,
 
 from __future__ import annotations
 
-#: Full strength (no limit) on the declared scale: about 1770 against Stockfish 15.1's
-#: `UCI_Elo` settings at 10+0.1 (the engine-strength work's measurement at a775967: 45.5 % in
-#: 100 games against UCI_Elo 1800, -31 +- 75 Elo; 1720 before the tuned evaluation). The top of
-#: the range, where the limiter plays at full strength: the MadChess formulas at that Elo are far
-#: weaker (at 1720: 551 nodes a move and move errors; full strength won 10 of 10 games against it
-#: at 5+0.05).
-FULL_STRENGTH_ELO = 1770
+#: Full strength (no limit) on the declared scale: 1680 +- 54, measured by the final
+#: calibration's full-strength stage (results/calibration/final/full_strength: 180 games at
+#: 10+0.1 against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves measured at 1626,
+#: 1763 and 1925 on the scale; 58.3, 34.2 and 23.3 %). The top of the range, where the limiter
+#: plays at full strength: the MadChess formulas at that Elo are far weaker (at 1720: 551 nodes a
+#: move and move errors; full strength won 10 of 10 games against it at 5+0.05).
+FULL_STRENGTH_ELO = 1680
 
 #: The weakest level the ladder reaches: MadChess's minimum until the calibration measures it.
 LADDER_MIN_ELO = 600

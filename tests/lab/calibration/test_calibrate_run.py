@@ -167,7 +167,7 @@ def test_full_strength_plays_the_anchors_around_the_declared_top():
 def test_a_full_strength_estimate_keeps_its_anchors_when_the_declared_top_moves(tmp_path):
     """`[full_strength] estimate` picks the anchors instead of the declared top, so the stage's
     folder (whose opponents fix it) still resumes after the top is set to the measurement: at
-    1770 full strength plays sk3 (1742) alone, at 1320 sk0 first."""
+    the declared top full strength plays sk3 (1742) alone, at 1320 sk0 first."""
     from lab.calibration.config import TEMPO_ELO_RANGE
     from lab.calibration.full_strength import full_strength_anchors
 
@@ -268,7 +268,7 @@ TINY_TEMPO = TINY.replace(
 @needs_stockfish
 def test_full_strength_is_rated_against_anchors_and_resumes(tmp_path):
     """Our engine without its limit plays the anchors near its declared top (of the tiny file's
-    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1770), 2 games each, one
+    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1680), 2 games each, one
     fit with the anchors fixed; criterion U judges the declared top against it; run again, the
     stage resumes and replays nothing."""
     from lab.calibration.config import TEMPO_ELO_RANGE
@@ -326,7 +326,7 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..1770"):
+    with pytest.raises(CalibrationError, match="600..1680"):
         load_calibration(write(tmp_path, text))
 
 
@@ -686,7 +686,7 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv", "full_strength"]
     with open_store(out / "full_strength") as store:
         games = store.games()
-    # 2 games per anchor near 1770 (sk3, and sk0 too if the round robin rated it near sk3)
+    # 2 games per anchor near 1680 (sk3, and sk0 too if the round robin rated it near sk3)
     opponents = set(games["white"]) | set(games["black"])
     assert "full" in opponents and len(games) == 2 * (len(opponents) - 1)
     assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
