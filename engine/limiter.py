@@ -9,6 +9,8 @@ context and result:
 * `UCI_Elo` outside the declared range (`engine.strength.range`) is refused with an
   `info string error` naming the range; the previous value stays; the top of the range is the
   engine's measured full strength, so `UCI_Elo` at the top plays unlimited;
+* parameters: the loaded `EloTable`'s row for `UCI_Elo`, else the formulas at
+  `formula_elo(UCI_Elo)`, the declared range mapped onto MadChess's (`engine.strength.range`);
 * evaluation: knowledge fractions and distorted material (§1.5, §1.6), a new `Evaluator` built
   when an option (or the evaluation's weights) changes, not per move;
 * search effort, `LimitMode nodes` (the default): the level's node budget per move and depth
@@ -42,7 +44,10 @@ from engine.options import OptionError, Options
 from engine.score import to_uci
 from engine.search.context import SearchContext, SearchResult
 from engine.strength import (
+    ELO_MAX,
+    ELO_MIN,
     FULL_STRENGTH_ELO,
+    LADDER_MIN_ELO,
     SLEEP_SLICE_S,
     EloTable,
     EloTableError,
@@ -50,6 +55,7 @@ from engine.strength import (
     check_interval,
     choose_move,
     dump_lines,
+    formula_elo,
     params_for_elo,
     refusal,
     rescaled_nps,
@@ -231,6 +237,10 @@ class StrengthLimiter:
         self.refresh()
         if debug and self.limited and name in DUMPED_OPTIONS:
             lines.extend(f"info string {line}" for line in dump_lines(self.params))
+            if not self.table:
+                lines.append(f"info string UCI_Elo {self.options['UCI_Elo']} plays the formulas' "
+                             f"ELO {self.params.elo} (the range {LADDER_MIN_ELO}.."
+                             f"{FULL_STRENGTH_ELO} mapped onto {ELO_MIN}..{ELO_MAX})")
         return lines
 
     def new_game(self) -> None:
@@ -245,7 +255,7 @@ class StrengthLimiter:
 
     def _compute_params(self) -> StrengthParams:
         elo = self.options["UCI_Elo"]
-        return self.table.params_for_elo(elo) if self.table else params_for_elo(elo)
+        return self.table.params_for_elo(elo) if self.table else params_for_elo(formula_elo(elo))
 
     def build_evaluator(self) -> Evaluator:
         """A fresh evaluator for the current strength (full strength: the current weights)."""

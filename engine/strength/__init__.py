@@ -20,7 +20,13 @@ from engine.strength.params import (
     base_material,
     params_for_elo,
 )
-from engine.strength.range import FULL_STRENGTH_ELO, LADDER_MIN_ELO, UCI_ELO_DEFAULT, refusal
+from engine.strength.range import (
+    FULL_STRENGTH_ELO,
+    LADDER_MIN_ELO,
+    UCI_ELO_DEFAULT,
+    formula_elo,
+    refusal,
+)
 from engine.strength.table import EloTable, EloTableError, TableRow, write_table
 from engine.strength.throttle import (
     SLEEP_SLICE_S,
@@ -47,6 +53,7 @@ __all__ = [
     "check_interval",
     "choose_move",
     "dump_lines",
+    "formula_elo",
     "params_for_elo",
     "refusal",
     "rescaled_nps",

@@ -1,4 +1,5 @@
-"""The `UCI_Elo` range the engine declares, and the refusal of values outside it.
+"""The `UCI_Elo` range the engine declares, the refusal of values outside it, and where a
+declared Elo lies on the MadChess formulas' own range.
 
 The MadChess formulas (`params`) are defined on 600..2600 (`params.ELO_MIN`..`params.ELO_MAX`),
 but a range is only honest if the engine can play its ends: the top of the declared range is the
@@ -6,17 +7,27 @@ engine's measured full strength, the bottom the weakest level the ladder reaches
 The calibration (`tempo calibrate`, results/calibration/README.md) updates `FULL_STRENGTH_ELO`
 and `LADDER_MIN_ELO` when it measures them.
 
+Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
+range mapped linearly onto the formulas' range, so that each level keeps the share of full
+strength's search effort, knowledge and error its place in MadChess's range gives it. The
+formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1680, and the formulas
+at 1650 give a node budget an eighth of full strength's (426 nodes a move against about 3500),
+which played about 600 below full strength while `UCI_Elo 1680` plays unlimited.
+
 Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread, 10+0.1.
 """
 
 from __future__ import annotations
 
+import math
+
+from engine.strength.params import ELO_MAX, ELO_MIN
+
 #: Full strength (no limit) on the declared scale: 1680 +- 54, measured by the final
 #: calibration's full-strength stage (results/calibration/final/full_strength: 180 games at
 #: 10+0.1 against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves measured at 1626,
 #: 1763 and 1925 on the scale; 58.3, 34.2 and 23.3 %). The top of the range, where the limiter
-#: plays at full strength: the MadChess formulas at that Elo are far weaker (at 1720: 551 nodes a
-#: move and move errors; full strength won 10 of 10 games against it at 5+0.05).
+#: plays at full strength.
 FULL_STRENGTH_ELO = 1680
 
 #: The weakest level the ladder reaches: MadChess's minimum until the calibration measures it.
@@ -32,3 +43,11 @@ def refusal(elo: int) -> str | None:
         return None
     return (f"UCI_Elo {elo} is outside the range {LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} "
             f"(Stockfish 15.1 UCI_Elo scale at 10+0.1; the top is full strength)")
+
+
+def formula_elo(elo: int) -> int:
+    """The MadChess formulas' Elo for declared `elo`: LADDER_MIN_ELO..FULL_STRENGTH_ELO mapped
+    linearly onto ELO_MIN..ELO_MAX, rounded half up (values outside the range are clamped to
+    its ends)."""
+    share = (elo - LADDER_MIN_ELO) / (FULL_STRENGTH_ELO - LADDER_MIN_ELO)
+    return min(ELO_MAX, max(ELO_MIN, math.floor(ELO_MIN + share * (ELO_MAX - ELO_MIN) + 0.5)))

@@ -14,7 +14,14 @@ import chess
 import chess.engine
 import pytest
 
-from engine.strength import FULL_STRENGTH_ELO, LADDER_MIN_ELO, params_for_elo, rescaled_nps
+from engine.strength import (
+    FULL_STRENGTH_ELO,
+    LADDER_MIN_ELO,
+    dump_lines,
+    formula_elo,
+    params_for_elo,
+    rescaled_nps,
+)
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
 from tests.engine.test_strength import SEED_DUMP_600, SEED_DUMP_1075
 
@@ -46,11 +53,26 @@ def raw():
         process.wait(timeout=10)
 
 
-def test_debug_dump_matches_the_seed_at_600_and_1075(raw):
+def test_debug_dump_matches_the_seed_at_600_and_1075(raw, tmp_path):
     # The seed's own session: debug on, uci_limitstrength, uci_elo (lower case, as typed there).
+    # 600, the range's bottom, is the formulas' 600; the seed's 1075 is played through a table
+    # holding the formulas' own rows, where UCI_Elo is the table's Elo.
     converse(raw, ["debug on", "setoption name uci_limitstrength value true"])
     assert strings(converse(raw, ["setoption name uci_elo value 600"]))[:21] == SEED_DUMP_600
+    rows = [params_for_elo(elo) for elo in (600, 1075, 2600)]
+    table = tmp_path / "formulas.csv"
+    table.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n" + "".join(
+        f"{p.elo},{p.nps},{p.move_error},{p.blunder_error},{p.blunder_per128}\n" for p in rows))
+    converse(raw, [f"setoption name EloTable value {table}"])
     assert strings(converse(raw, ["setoption name UCI_Elo value 1075"]))[:21] == SEED_DUMP_1075
+
+
+def test_without_a_table_uci_elo_plays_the_formulas_at_its_place_in_the_range(raw):
+    converse(raw, LIMIT)
+    said = strings(converse(raw, ["setoption name UCI_Elo value 1140"]))
+    assert said[:21] == dump_lines(params_for_elo(1600))[:21]
+    assert said[-1] == (f"UCI_Elo 1140 plays the formulas' ELO 1600 (the range "
+                        f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} mapped onto 600..2600)")
 
 
 def test_no_dump_without_debug_or_without_the_limit(raw):
@@ -113,7 +135,7 @@ def test_level_material_in_the_dump_follows_an_eval_file(raw, tmp_path):
                                 "go wtime 600000 btime 600000"])
 def test_a_level_searches_its_node_budget_whatever_the_go_and_the_clock(raw, go):
     params = params_for_elo(1600)
-    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1600",
+    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1140",  # the formulas' 1600
                    "position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"])
     record = telemetry(search_lines(raw, [go]))
     # The budget (351 nodes) ends the search once the first iteration is done.
@@ -138,7 +160,7 @@ def test_elo_tables_change_the_parameters_and_bad_ones_keep_the_previous(raw, tm
     said = strings(converse(raw, ["setoption name UCI_Elo value 1100"]))
     assert said[1] == "NPS = 5196, MoveError = 40, BlunderError = 425, BlunderPer128 = 15."
     said = strings(converse(raw, ["setoption name EloTable value <empty>"]))
-    assert said[1] == "NPS = 8312, MoveError = 30, BlunderError = 319, BlunderPer128 = 13."
+    assert said[:21] == dump_lines(params_for_elo(formula_elo(1100)))[:21]
 
 
 def search_lines(process: subprocess.Popen, commands: list[str]) -> list[str]:
@@ -156,7 +178,7 @@ def telemetry(lines: list[str]) -> dict:
 
 
 def test_throttle_holds_the_rescaled_nps_limit_over_two_seconds(raw):
-    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1600", "position startpos"])
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1140", "position startpos"])
     raw.stdin.write("go infinite\n")
     raw.stdin.flush()
     time.sleep(2.0)
@@ -181,7 +203,7 @@ def test_stop_ends_a_throttled_search_promptly(raw):
 
 def test_throttled_search_keeps_to_the_clock(raw):
     # 1,003 NPS, and the throttle gives up (and the search stops) at the planned time.
-    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1600", "position startpos"])
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1140", "position startpos"])
     began = time.perf_counter()
     lines = search_lines(raw, ["go movetime 700"])
     assert time.perf_counter() - began < 0.9

@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
-from engine.strength import FULL_STRENGTH_ELO, params_for_elo
+from engine.strength import FULL_STRENGTH_ELO, formula_elo, params_for_elo
 from engine.strength.range import LADDER_MIN_ELO
 from engine.strength.throttle import rescaled_nps
 from lab.bench.elo import LimitProbe, nodes_per_move, parse_levels, saturation_elo, score_matrix
@@ -40,13 +40,14 @@ def test_saturation_is_the_lowest_elo_whose_limit_is_reached():
     assert saturation_elo(12191, limit, (600, 1720)) is None  # 1720 is full strength
 
 
-def test_saturation_from_the_engines_dumps_reproduces_the_seed():
-    # Seed 000: 6,863 NPS at 1075 Elo; the formula gives 6,809 at 1074 (reference §0).
+def test_saturation_from_the_engines_dumps():
+    # UCI_Elo 1140 plays the formulas' 1600 (125,500 NPS) and 1139 their 1598 (reference §0).
     with LimitProbe() as probe:
         assert probe.elo_range == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
-        assert probe.nps(1075) == 6863 and probe.nps(1074) == 6809
-        assert saturation_elo(6863, probe.nps, probe.elo_range) == 1075
-        assert saturation_elo(6864, probe.nps, probe.elo_range) == 1076
+        assert probe.nps(1140) == params_for_elo(1600).nps == 125_500
+        assert probe.nps(1139) == params_for_elo(1598).nps < 125_500
+        assert saturation_elo(125_500, probe.nps, probe.elo_range) == 1140
+        assert saturation_elo(125_501, probe.nps, probe.elo_range) == 1141
         assert saturation_elo(2_000_501, probe.nps, probe.elo_range) is None
 
 
@@ -56,7 +57,7 @@ def test_each_levels_effort_is_the_engines_own():
     with LimitProbe() as probe:
         for elo in (700, 1200, 1600):
             effort = probe.effort(elo)
-            params = params_for_elo(elo)
+            params = params_for_elo(formula_elo(elo))
             assert (effort.nps, effort.nodes, effort.depth_cap) == (
                 params.nps, params.nodes, params.depth_cap)
             assert effort.throttle_nps == rescaled_nps(params.nps)

@@ -19,7 +19,13 @@ from engine.limiter import (
 )
 from engine.options import OptionError, Options
 from engine.search.context import RootLine, SearchContext, SearchResult
-from engine.strength import FULL_STRENGTH_ELO, LADDER_MIN_ELO, dump_lines, params_for_elo
+from engine.strength import (
+    FULL_STRENGTH_ELO,
+    LADDER_MIN_ELO,
+    dump_lines,
+    formula_elo,
+    params_for_elo,
+)
 from engine.tt import TranspositionTable
 from timecontrol.stopper import (
     ChainedStopper,
@@ -47,10 +53,25 @@ def test_debug_dump_follows_each_strength_option_only_when_limited():
     strength = StrengthLimiter(Options())
     assert strength.set_option("UCI_Elo", "1075", debug=True) == []  # limit still off
     lines = strength.set_option("uci_limitstrength", "true", debug=True)
-    assert lines[:2] == SEED_1075_HEAD
-    assert lines == [f"info string {line}" for line in dump_lines(params_for_elo(1075))]
+    assert formula_elo(1075) == 1480  # 600 + 475/1080 x 2000 = 1479.6
+    assert lines == [*(f"info string {line}" for line in dump_lines(params_for_elo(1480))),
+                     f"info string UCI_Elo 1075 plays the formulas' ELO 1480 (the range "
+                     f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} mapped onto 600..2600)"]
     assert strength.set_option("UCI_Elo", "600", debug=False) == []
     assert strength.set_option("LimitMode", "nodes", debug=True) == []
+
+
+def test_a_table_of_the_formulas_rows_dumps_the_seed(tmp_path):
+    """Through a table, `UCI_Elo` is the table's Elo: a table holding the formulas' own rows
+    plays (and dumps) the seed's level 1075 at UCI_Elo 1075, with no mapping line."""
+    rows = [params_for_elo(elo) for elo in (600, 1075, 2600)]
+    table = tmp_path / "formulas.csv"
+    table.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n" + "".join(
+        f"{p.elo},{p.nps},{p.move_error},{p.blunder_error},{p.blunder_per128}\n" for p in rows))
+    strength = limiter(UCI_Elo="1075", EloTable=str(table))
+    lines = strength.set_option("UCI_LimitStrength", "true", debug=True)
+    assert lines[:2] == SEED_1075_HEAD
+    assert lines == [f"info string {line}" for line in dump_lines(params_for_elo(1075))]
 
 
 @pytest.mark.parametrize("value", [
@@ -61,14 +82,25 @@ def test_out_of_range_elo_is_refused_naming_the_range(value):
     assert lines == [f"info string error: UCI_Elo {value} is outside the range "
                      f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} (Stockfish 15.1 UCI_Elo scale at "
                      "10+0.1; the top is full strength); UCI_Elo stays 900"]
-    assert strength.params.elo == 900 and strength.options["UCI_Elo"] == 900
+    assert strength.params.elo == formula_elo(900) and strength.options["UCI_Elo"] == 900
 
 
 def test_the_range_ends_are_accepted():
     strength = limiter(UCI_LimitStrength="true")
-    for value in (LADDER_MIN_ELO, FULL_STRENGTH_ELO):
+    for value, formulas in ((LADDER_MIN_ELO, 600), (FULL_STRENGTH_ELO, 2600)):
         assert strength.set_option("UCI_Elo", str(value)) == []
-        assert strength.params.elo == value
+        assert strength.params.elo == formula_elo(value) == formulas
+
+
+def test_the_declared_range_maps_linearly_onto_the_formulas_range():
+    """600..1680 onto MadChess's 600..2600: 1140 is halfway (1600), 1075 is 1479.6 -> 1480;
+    ends clamp."""
+    assert (LADDER_MIN_ELO, FULL_STRENGTH_ELO) == (600, 1680)
+    assert [formula_elo(elo) for elo in (600, 1075, 1140, 1679, 1680)] == [
+        600, 1480, 1600, 2598, 2600]
+    assert (formula_elo(100), formula_elo(3000)) == (600, 2600)
+    levels = [formula_elo(elo) for elo in range(600, 1681)]
+    assert levels == sorted(levels)
 
 
 def test_bad_values_are_option_errors():
@@ -96,7 +128,7 @@ def test_a_bad_table_keeps_the_previous_one(tmp_path):
 
 def test_limited_evaluator_has_the_levels_knowledge_and_material():
     strength = limiter(UCI_LimitStrength="true", UCI_Elo="700")
-    params = params_for_elo(700)
+    params = params_for_elo(formula_elo(700))
     evaluator = strength.evaluator
     assert evaluator.material == MaterialValues(params.material_mg, params.material_eg)
     assert evaluator.material.middlegame[chess.PAWN] < 100  # pawns undervalued below 800
@@ -169,7 +201,7 @@ def context(go: GoParams, overhead: int = 10) -> SearchContext:
 @pytest.mark.parametrize("go", [GoParams(movetime=1010), GoParams(movetime=60_000),
                                 GoParams(depth=30), GoParams(infinite=True)])
 def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(go):
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600")
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1140")  # formulas' 1600
     assert strength.options["LimitMode"] == "nodes"
     ctx = context(go)
     strength.prepare(ctx, go, 10)
@@ -191,7 +223,7 @@ def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(
 
 
 def test_go_nodes_keeps_its_own_limit_below_the_levels_budget():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600")
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1140")  # formulas' 1600
     ctx = context(GoParams(nodes=200))
     strength.prepare(ctx, GoParams(nodes=200), 10)
     stats = SearchStats(nodes_since_movestart=200, depth=2)
@@ -200,7 +232,7 @@ def test_go_nodes_keeps_its_own_limit_below_the_levels_budget():
 
 
 def test_nps_mode_throttles_at_the_rescaled_nps():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1600", LimitMode="nps")
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1140", LimitMode="nps")
     ctx = context(GoParams(depth=4))
     strength.prepare(ctx, GoParams(depth=4), 10)
     assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 1003
