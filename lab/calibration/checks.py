@@ -5,19 +5,22 @@ robustness (F), each turned into a verdict line by `criteria`.
   `measure.split_halves`), each fitted with the anchors fixed: its two measurements must agree.
 * E: the levels rated from their anchor games alone predict each adjacent pair's head-to-head
   score; the ladder games between them must match it.
-* F: some levels measured again at other time controls and with another `Seed`, against the
-  anchors their measurement says they score 25-75 % against, in stages of their own under
+* F: some levels measured again at other time controls, with another `Seed` and under another
+  machine load (busy processes beside the games, `lab.busy_load`), against the anchors their
+  measurement says they score 25-75 % against, in stages of their own under
   `<out>/round<N>/robustness/` (resumable like every stage).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import pandas as pd
 
+from lab.busy_load import busy_load
 from lab.calibration.anchors import choose_anchors
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.criteria import (
@@ -94,10 +97,22 @@ def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]
     return transitivity_line(pairs, cal.thresholds.agreement_se)
 
 
-def variants(cal: Calibration) -> list[tuple[str, str | None, int | None]]:
-    """(name, time control or None, Seed or None) of each robustness variant."""
-    return ([(f"tc-{tc}", tc, None) for tc in cal.robust_tcs]
-            + [(f"seed-{seed}", None, seed) for seed in cal.robust_seeds])
+@dataclass(frozen=True)
+class Variant:
+    """One robustness variant: another time control, another `Seed` or a busy load (the
+    calibration's own where None or 0)."""
+
+    name: str
+    tc: str | None = None
+    seed: int | None = None
+    load: int = 0
+
+
+def variants(cal: Calibration) -> list[Variant]:
+    """The robustness variants, in the order they are played."""
+    return ([Variant(f"tc-{tc}", tc=tc) for tc in cal.robust_tcs]
+            + [Variant(f"seed-{seed}", seed=seed) for seed in cal.robust_seeds]
+            + [Variant(f"load-{load}", load=load) for load in cal.robust_loads])
 
 
 def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str, Any]],
@@ -111,23 +126,24 @@ def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, di
                 f"measurement in round {result.number}: nothing to compare")
     checks = []
     tables = {a.name: a.table for a in cal.anchors}
-    for name, tc, seed in variants(cal):
+    for variant in variants(cal):
         folders = []
         for level in levels:
             base = float(measured.loc[level, "measured"])
             opponents = choose_anchors([base], cal.ratings, *cal.score_window, cal.max_anchors,
                                        ladder=False)[0]
             table = dict(level_tables[level])
-            if seed is not None:
-                table["options"] = dict(table.get("options", {}), Seed=seed)
+            if variant.seed is not None:
+                table["options"] = dict(table.get("options", {}), Seed=variant.seed)
             players = [(cal.level_name(level), table)] + [(o, tables[o]) for o in opponents]
-            folder = result.folder / "robustness" / name / cal.level_name(level)
-            folders.append(play_stage(cal, f"r{result.number}-{name}-{cal.level_name(level)}",
-                                      players, [cal.level_name(level)], cal.robust_games,
-                                      folder, stream, tc))
+            folder = result.folder / "robustness" / variant.name / cal.level_name(level)
+            with busy_load(variant.load):
+                folders.append(play_stage(
+                    cal, f"r{result.number}-{variant.name}-{cal.level_name(level)}", players,
+                    [cal.level_name(level)], cal.robust_games, folder, stream, variant.tc))
         again = level_measurements(cal, decided_games(folders), levels)
         for level, other in zip(levels, again, strict=True):
             base = Measurement(float(measured.loc[level, "measured"]),
                                float(measured.loc[level, "halfwidth"]))
-            checks.append((name, float(level), base, other))
+            checks.append((variant.name, float(level), base, other))
     return robustness_line(checks, cal.thresholds.agreement_se)

@@ -44,6 +44,7 @@
     levels = [1000, 1400]              # some of the levels
     tcs = ["5+0.05", "20+0.2"]         # half and double the time control
     seeds = [1]                        # our engine's Seed (another random stream per game)
+    loads = [2]                        # busy processes beside the games (another machine load)
     games = 40                         # games per level and variant (even)
 
     [spread]                           # levels this far apart, head to head (criterion S)
@@ -140,6 +141,7 @@ class Calibration:
     robust_levels: list[int] = field(default_factory=list)
     robust_tcs: list[str] = field(default_factory=list)
     robust_seeds: list[int] = field(default_factory=list)
+    robust_loads: list[int] = field(default_factory=list)
     robust_games: int = 0
     spread_gap: int = 0
     spread_games: int = 0
@@ -412,9 +414,11 @@ def _robustness(cal: Calibration, table: TomlTable) -> None:
     cal.robust_levels = table.get("levels", list, [])
     cal.robust_tcs = table.get("tcs", list, [])
     cal.robust_seeds = table.get("seeds", list, [])
+    cal.robust_loads = table.get("loads", list, [])
     cal.robust_games = table.get("games", int, 0)
     table.done()
-    if not (cal.robust_levels or cal.robust_tcs or cal.robust_seeds or cal.robust_games):
+    if not (cal.robust_levels or cal.robust_tcs or cal.robust_seeds or cal.robust_loads
+            or cal.robust_games):
         return
     unknown = [lv for lv in cal.robust_levels if lv not in cal.levels]
     if not cal.robust_levels or unknown:
@@ -427,8 +431,12 @@ def _robustness(cal: Calibration, table: TomlTable) -> None:
         raise table.error(f"'seeds' must be integers >= 0, got {cal.robust_seeds!r}")
     if cal.robust_seeds and not cal.uses_table:
         raise table.error("'seeds' sets our engine's Seed option: our engine only")
-    if not (cal.robust_tcs or cal.robust_seeds):
-        raise table.error("give 'tcs' or 'seeds' (the variants to measure)")
+    if not all(isinstance(load, int) and not isinstance(load, bool) and load >= 1
+               for load in cal.robust_loads):
+        raise table.error(f"'loads' must be numbers of busy processes >= 1, got "
+                          f"{cal.robust_loads!r}")
+    if not (cal.robust_tcs or cal.robust_seeds or cal.robust_loads):
+        raise table.error("give 'tcs', 'seeds' or 'loads' (the variants to measure)")
     if cal.robust_games <= 0 or cal.robust_games % 2:
         raise table.error(f"'games' must be positive and even, got {cal.robust_games}")
 

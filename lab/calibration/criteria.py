@@ -8,9 +8,9 @@ extrapolations: they are listed but left out of (A)–(D). Issue #18 adds: (R) a
 when two independent measurements of it agree within 2 standard errors (`replication_line`);
 (E) transitivity, adjacent levels' head-to-head score against what their anchor ratings predict
 (`transitivity_line`); (F) robustness, a level measured again at half and double the time
-control and with another `Seed` agrees with its measurement (`robustness_line`); (S) levels
-400 Elo apart are separated: the stronger scores >= 85 % head to head (`spread_line`); (T) full
-strength against the top level scores 40-60 % (`top_line`).
+control, with another `Seed` and under another machine load agrees with its measurement
+(`robustness_line`); (S) levels 400 Elo apart are separated: the stronger scores >= 85 % head to
+head (`spread_line`); (T) full strength against the top level scores 40-60 % (`top_line`).
 """
 
 from __future__ import annotations
@@ -220,7 +220,8 @@ def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]
     """(F): each (variant, level, base measurement, measurement under the variant: half or
     double time control, another `Seed`, another machine load) agrees within `k` SE."""
     if not checks:
-        return "F robustness", False, "no robustness runs (half/double TC, another Seed)"
+        return ("F robustness", False,
+                "no robustness runs (half/double TC, another Seed, another load)")
     failing = [f"{variant} at {level:.0f}: {b.elo:.0f} vs {a.elo:.0f}"
                for variant, level, a, b in checks if not agree(a, b, k)]
     return ("F robustness", not failing,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -102,7 +103,9 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
      "pin 'sf' is not an anchor"),
     (("[levels]", "[robustness]\nlevels = [1500]\ntcs = ['1+0']\ngames = 2\n[levels]"),
      "'levels' must name some"),
-    (("[levels]", "[robustness]\nlevels = [1400]\ngames = 2\n[levels]"), "give 'tcs' or"),
+    (("[levels]", "[robustness]\nlevels = [1400]\ngames = 2\n[levels]"), "give 'tcs', 'seeds' or"),
+    (("[levels]", "[robustness]\nlevels = [1400]\nloads = [0]\ngames = 2\n[levels]"),
+     r"'loads' must be numbers of busy processes >= 1, got \[0\]"),
     (("[levels]", "[robustness]\nlevels = [1400]\nseeds = [1]\ngames = 2\n[levels]"),
      "our engine only"),
     (("[levels]", "[robustness]\nlevels = [1400]\ntcs = ['1+0']\n[levels]"),
@@ -251,6 +254,37 @@ def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
         assert store.game_count() == 2
     assert top(cal, result, tables, io.StringIO()) == (name, ok, detail)  # resumed, not replayed
     with open_store(result.folder / "top") as store:
+        assert store.game_count() == 2
+
+
+def test_robustness_variants_play_real_games_under_a_busy_load(tmp_path, monkeypatch):
+    from lab.busy_load import busy_load
+    from lab.calibration import checks
+    from lab.calibration.criteria import Verdict
+    from lab.calibration.outcome import RoundResult
+
+    text = TINY.replace("[levels]", "[robustness]\nlevels = [1400]\nseeds = []\n"
+                        "loads = [1]\ngames = 2\n\n[levels]").replace('tc = "nodes=1500"',
+                                                                     'tc = "nodes=400"')
+    cal = load_calibration(write(tmp_path, text))
+    assert [v.name for v in checks.variants(cal)] == ["load-1"]
+    spinning = []
+
+    @contextlib.contextmanager
+    def watched(count):
+        with busy_load(count) as spinners:
+            spinning.append([s.poll() is None for s in spinners])
+            yield spinners
+        spinning.append([s.poll() is None for s in spinners])
+
+    monkeypatch.setattr(checks, "busy_load", watched)
+    measured = pd.DataFrame({"nominal": [1400], "measured": [1500.0], "halfwidth": [150.0]})
+    result = RoundResult(1, tmp_path / "round1", [1400], {}, None, measured, None, Verdict([]))
+    tables = {1400: dict(cal.engine, options=cal.level_options(1400))}
+    name, _, detail = checks.robustness(cal, result, tables, io.StringIO())
+    assert spinning == [[True], [False]]  # one busy process while the stage played, none after
+    assert name == "F robustness" and ("load-1 at 1400" in detail or "1 checks agree" in detail)
+    with open_store(result.folder / "robustness" / "load-1" / "L1400") as store:
         assert store.game_count() == 2
 
 
