@@ -366,7 +366,9 @@ def test_stockfish_at_st_keeps_its_time_with_the_default_margin(stockfish) -> No
                     exp.tc, exp.book[0].fen, list(exp.book[0].moves),
                     Adjudication(max_moves=30), margin_ms=exp.margin_ms)
     record = play_game(game)
-    assert record.termination == "adjudication", record.reason
+    # 30 moves each (adjudicated) or a mate before them: either way nobody lost on time.
+    assert record.termination in ("adjudication", "normal"), record.reason
+    assert len(record.moves) >= 10
     assert max(m.elapsed_ms for m in record.moves) < 100 + ST_MARGIN_MS
 
 
