@@ -128,7 +128,7 @@ def anchor_lines(table: list[AnchorRating]) -> list[str]:
     for r in sorted(table, key=lambda r: r.measured if math.isfinite(r.measured) else r.declared):
         measured_cell = ("pinned " if r.pinned else "") + (
             f"{r.measured:.0f}" if math.isfinite(r.measured)
-            else f"{UNMEASURED.get(r.unmeasured, 'unmeasured')}: kept declared")
+            else f"{UNMEASURED[r.unmeasured]}: kept declared")
         error = f"{r.halfwidth:.0f}" if math.isfinite(r.halfwidth) else "-"
         lines.append(f"| {r.name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
                      f"{r.score:.1f} |")
