@@ -22,10 +22,14 @@ context and result:
   sleeping in `SLEEP_SLICE_S` slices so `stop` ends the wait at once (MadChess issue #67), and
   giving up at the move's planned time, after which the search stops ("throttle"); it depends
   on the machine's speed, so it is kept for comparison with MadChess, not for calibration;
-* move choice: every root move scored exactly (MultiPV = all legal moves), then `choose_move`
-  with one random stream per game (`GameStream`, §1.4); a king and a queen or rook against a
-  lone king is played at full strength (MadChess's winning-side guard, §1.4 step 3, which its
-  evaluation triggers by scoring these endings as `SimpleEndgame`; ours does not).
+* move choice: the move's error budget drawn before the search (`draw_budget`, §1.4 step 2),
+  every root move scored (MultiPV = all legal moves), exactly unless it lies more than that
+  budget below the best (it cannot be chosen, and a null-window search proves it: MadChess
+  scores every move with the full window, which costs a level much of its depth), then
+  `choose_move` with one random stream per game (`GameStream`, §1.4); a king and a queen or
+  rook against a lone king is played at full strength (MadChess's winning-side guard, §1.4
+  step 3, which its evaluation triggers by scoring these endings as `SimpleEndgame`; ours does
+  not).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from engine.strength import (
     StrengthParams,
     check_interval,
     choose_move,
+    draw_budget,
     dump_lines,
     formula_elo,
     params_for_elo,
@@ -188,6 +193,8 @@ class StrengthLimiter:
         self.params: StrengthParams = self._compute_params()
         self.evaluator = Evaluator()
         self.stream = GameStream(options["Seed"])
+        self.drawn: tuple[int, bool] | None = None
+        """The error budget drawn for the search under way (`prepare`), used by `choose`."""
 
     # -- options --------------------------------------------------------------------------------
 
@@ -279,7 +286,9 @@ class StrengthLimiter:
         if not self.limited or simple_won_ending(ctx.board):
             return
         ctx.multipv = self.multipv(ctx.multipv, ctx.board)
-        self.stream.for_position(ctx.board)
+        rng = self.stream.for_position(ctx.board)
+        self.drawn = draw_budget(self.params, rng) if self.params.makes_errors else None
+        ctx.choice_margin = self.drawn[0] if self.drawn else None
         if self.options["LimitMode"] == "nodes":
             level = [NodeBudgetStopper(self.params.nodes), DepthStopper(self.params.depth_cap)]
             ctx.stopper = ChainedStopper([ctx.stopper, *level])
@@ -299,7 +308,8 @@ class StrengthLimiter:
         if simple_won_ending(ctx.board):
             return result
         scores = [(line.move, line.score) for line in result.lines]
-        choice = choose_move(scores, self.params, self.stream.for_position(ctx.board))
+        choice = choose_move(scores, self.params, self.stream.for_position(ctx.board),
+                             drawn=self.drawn)
         line = next(line for line in result.lines if line.move == choice.move)
         best = max(score for _, score in scores)
         ctx.send(

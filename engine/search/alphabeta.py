@@ -290,7 +290,8 @@ class AlphaBetaSearch:
             lines = self.score_every_root_move(depth)
             lines.sort(key=lambda line: -line.score)
             for index, line in enumerate(lines):
-                self.send_info(depth, index + 1, line.score, line.pv)
+                self.send_info(depth, index + 1, line.score, line.pv,
+                               "upperbound" if line.upper else None)
         else:
             lines = []
             chosen: list[chess.Move] = []
@@ -378,24 +379,38 @@ class AlphaBetaSearch:
         return best, best_move, best_pv
 
     def score_every_root_move(self, depth: int) -> list[RootLine]:
-        """Every root move's exact score: each searched with the full window, alpha never raised
-        from one root move to the next (MadChess's limited-strength root,
-        docs/reference/elo_limit.md
-        §1.4 step 1), in the order of the last iteration; a new best is kept for an early stop."""
+        """Every root move's score, in the order of the last iteration, alpha never raised from
+        one root move to the next (MadChess's limited-strength root, docs/reference/elo_limit.md
+        §1.4 step 1); a new best is kept for an early stop.
+
+        MadChess searches each with the full window. With `ctx.choice_margin` set, a move is
+        first tested with a null window at the floor (best so far − margin) and searched with
+        the full window only when it reaches the floor: a move below it can never be chosen
+        (the floor only rises), so its upper bound is enough, and proving it costs a null-window
+        search instead of a principal-variation one.
+        """
         board = self.board
         key = position_key(board)
         self.keys.append(key)
         lines = []
         best = -INFINITE
+        margin = self.ctx.choice_margin
+        last = {line.move: line.score for line in self.lines}
         for move in self.root_moves:
             board.push(move)
             self.pv[1] = []
-            score = -self.search(depth - 1, -INFINITE, INFINITE, 1, True)
+            bound = self.below_floor(depth, best, margin, last.get(move))
+            upper = bound is not None
+            if bound is None:
+                self.pv[1] = []
+                score = -self.search(depth - 1, -INFINITE, INFINITE, 1, True)
+            else:
+                score = bound
             board.pop()
-            pv = [move, *self.pv[1]]
-            if depth > 1:
+            pv = [move] if upper else [move, *self.pv[1]]
+            if depth > 1 and not upper:
                 score = self.confirm_root_score(move, score)
-            lines.append(RootLine(move, score, pv))
+            lines.append(RootLine(move, score, pv, upper))
             if score > best:
                 self.best_move_changes += best > -INFINITE
                 best = score
@@ -405,6 +420,21 @@ class AlphaBetaSearch:
                            self.root_best.promotion)
         self.tt.store(key, depth, EXACT, to_tt(best, 0), code)
         return lines
+
+    def below_floor(self, depth: int, best: int, margin: int | None,
+                    last: int | None) -> int | None:
+        """The root move just made, tested with a null window at the floor best − margin: its
+        score's upper bound when it lies below the floor, else None. Tested only when its score
+        in the last iteration (`last`) lay below the floor: a move expected to reach it is
+        searched with the full window at once, as PVS expects the first move to be best. Never
+        with no margin, no best yet, or a mate score as best, which is kept exact (CPW "Score")."""
+        if margin is None or best == -INFINITE or abs(best) >= MATE_BOUND:
+            return None
+        floor = best - margin
+        if last is None or last >= floor:
+            return None
+        score = -self.search(depth - 1, -floor, -floor + 1, 1, False)
+        return score if score < floor else None
 
     def select_root(self, moves: list[chess.Move]) -> FullWidth:
         """Which root moves to search (all of them in the full-width mode)."""

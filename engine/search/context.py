@@ -52,15 +52,21 @@ class SearchContext:
     kept for one game); a fresh one plays every search as a game's first move."""
     ponder: PonderStopper | None = None
     """A search begun by `go ponder`: its stopper (in the chain), which tells the move's time."""
+    choice_margin: int | None = None
+    """Alpha-beta with a line for every root move: a root move scoring more than this many
+    centipawns below the best can never be chosen (the strength limiter's largest error budget),
+    so it is only proven to lie below that floor, not scored exactly; None scores every move."""
 
 
 @dataclass
 class RootLine:
-    """One scored root move (one MultiPV line), score from the root side's view."""
+    """One scored root move (one MultiPV line), score from the root side's view; `upper` when
+    the score is only an upper bound (a move proven below the choice margin's floor)."""
 
     move: chess.Move
     score: int
     pv: list[chess.Move]
+    upper: bool = False
 
 
 @dataclass

@@ -10,7 +10,7 @@ clock, sleeps or starts a thread.
 
 from __future__ import annotations
 
-from engine.strength.choice import DECISIVE_CP, MoveChoice, choose_move
+from engine.strength.choice import DECISIVE_CP, MoveChoice, choose_move, draw_budget
 from engine.strength.dump import dump_lines
 from engine.strength.params import (
     ELO_MAX,
@@ -52,6 +52,7 @@ __all__ = [
     "base_material",
     "check_interval",
     "choose_move",
+    "draw_budget",
     "dump_lines",
     "formula_elo",
     "params_for_elo",

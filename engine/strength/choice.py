@@ -49,17 +49,21 @@ def choose_move(
     params: StrengthParams,
     rng: random.Random,
     decisive_cp: int = DECISIVE_CP,
+    drawn: tuple[int, bool] | None = None,
 ) -> MoveChoice:
     """Pick the move to play from exactly scored root moves (move, score in cp, side to move).
 
     Mate scores are passed as large values; a best score >= `decisive_cp` always plays the best
     move. Among equal scores the earlier entry counts as better. The budget is drawn (one random
-    draw) even when the guard applies, so the random stream does not depend on the scores.
+    draw) even when the guard applies, so the random stream does not depend on the scores; a
+    search that needs it beforehand draws it with `draw_budget` and passes it as `drawn` (the
+    stream then draws the same numbers in the same order). A move more than the budget below the
+    best may be given by an upper bound of its score: it is not eligible either way.
     """
     if not root_scores:
         raise ValueError("choose_move needs at least one root move")
     ranked = sorted(root_scores, key=lambda item: -item[1])
-    budget, blunder = draw_budget(params, rng)
+    budget, blunder = drawn if drawn is not None else draw_budget(params, rng)
     best_move, best_score = ranked[0]
     if best_score >= decisive_cp:
         return MoveChoice(best_move, best_score, budget, blunder, 1)

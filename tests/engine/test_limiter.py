@@ -206,6 +206,9 @@ def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(
     ctx = context(go)
     strength.prepare(ctx, go, 10)
     assert ctx.throttle is None and ctx.multipv == 20
+    # The move's error budget is drawn before the search, which bounds the moves below it.
+    params = strength.params
+    assert ctx.choice_margin == strength.drawn[0] in (params.move_error, params.blunder_error)
     hints = StopperHints()
     stats = SearchStats(nodes_since_movestart=350, depth=1)
     assert ctx.stopper.should_stop(stats, hints) is None
@@ -245,6 +248,7 @@ def test_unlimited_search_is_left_alone():
     before = ctx.stopper
     strength.prepare(ctx, GoParams(movetime=100), 10)
     assert ctx.throttle is None and ctx.stopper is before and ctx.multipv == 1
+    assert ctx.choice_margin is None
 
 
 def test_throttle_waits_until_the_rate_is_within_the_limit():

@@ -53,6 +53,18 @@ def test_chi_squared_check_detects_a_best_move_bias():
     assert stats.chisquare([counts[i] for i in range(4)]).pvalue < ALPHA
 
 
+def test_a_budget_drawn_before_the_search_chooses_as_one_drawn_after_it():
+    """The limiter draws the budget before the search (it sets the search's choice margin) and
+    passes it in: the stream draws the same numbers in the same order, so the choices are the
+    same move for move as when `choose_move` draws it."""
+    roots = [("a", 40), ("b", 20), ("c", -100), ("d", -500)]
+    params = params_for_elo(700)
+    after, before = random.Random(9), random.Random(9)
+    for _ in range(300):
+        drawn = draw_budget(params, before)
+        assert choose_move(roots, params, after) == choose_move(roots, params, before, drawn=drawn)
+
+
 def test_reported_budget_and_eligible_count():
     choice = choose_move(ROOT_CASES[0][0], fixed_budget(50), random.Random(1))
     assert choice.budget_cp == 50 and not choice.blunder and choice.eligible == 4
