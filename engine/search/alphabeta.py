@@ -398,14 +398,13 @@ class AlphaBetaSearch:
         last = {line.move: line.score for line in self.lines}
         for move in self.root_moves:
             board.push(move)
-            self.pv[1] = []
             bound = self.below_floor(depth, best, margin, last.get(move))
             upper = bound is not None
-            if bound is None:
+            if upper:
+                score = bound
+            else:
                 self.pv[1] = []
                 score = -self.search(depth - 1, -INFINITE, INFINITE, 1, True)
-            else:
-                score = bound
             board.pop()
             pv = [move] if upper else [move, *self.pv[1]]
             if depth > 1 and not upper:

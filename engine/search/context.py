@@ -54,8 +54,9 @@ class SearchContext:
     """A search begun by `go ponder`: its stopper (in the chain), which tells the move's time."""
     choice_margin: int | None = None
     """Alpha-beta with a line for every root move: a root move scoring more than this many
-    centipawns below the best can never be chosen (the strength limiter's largest error budget),
-    so it is only proven to lie below that floor, not scored exactly; None scores every move."""
+    centipawns below the best can never be chosen (the error budget the strength limiter drew for
+    this move), so it is only proven to lie below that floor, not scored exactly; None scores
+    every move."""
 
 
 @dataclass

@@ -10,9 +10,9 @@ and `LADDER_MIN_ELO` when it measures them.
 Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
 range mapped linearly onto the formulas' range, so that each level keeps the share of full
 strength's search effort, knowledge and error its place in MadChess's range gives it. The
-formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1680, and the formulas
-at 1650 give a node budget an eighth of full strength's (426 nodes a move against about 3500),
-which played about 600 below full strength while `UCI_Elo 1680` plays unlimited.
+formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1680; the formulas at
+1650 give 426 nodes a move against full strength's about 3500, and at 1250 they played about
+1000 (results/calibration/README.md), while `UCI_Elo 1680` plays unlimited.
 
 Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread, 10+0.1.
 """

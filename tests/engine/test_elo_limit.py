@@ -23,6 +23,7 @@ from engine.strength import (
     rescaled_nps,
 )
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
+from tests.engine.test_limiter import formula_table
 from tests.engine.test_strength import SEED_DUMP_600, SEED_DUMP_1075
 
 STOCKFISH = "/usr/games/stockfish"
@@ -59,10 +60,7 @@ def test_debug_dump_matches_the_seed_at_600_and_1075(raw, tmp_path):
     # holding the formulas' own rows, where UCI_Elo is the table's Elo.
     converse(raw, ["debug on", "setoption name uci_limitstrength value true"])
     assert strings(converse(raw, ["setoption name uci_elo value 600"]))[:21] == SEED_DUMP_600
-    rows = [params_for_elo(elo) for elo in (600, 1075, 2600)]
-    table = tmp_path / "formulas.csv"
-    table.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n" + "".join(
-        f"{p.elo},{p.nps},{p.move_error},{p.blunder_error},{p.blunder_per128}\n" for p in rows))
+    table = formula_table(tmp_path / "formulas.csv")
     converse(raw, [f"setoption name EloTable value {table}"])
     assert strings(converse(raw, ["setoption name UCI_Elo value 1075"]))[:21] == SEED_DUMP_1075
 

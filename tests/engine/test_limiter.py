@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import chess
 import pytest
@@ -22,9 +23,11 @@ from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.strength import (
     FULL_STRENGTH_ELO,
     LADDER_MIN_ELO,
+    TableRow,
     dump_lines,
     formula_elo,
     params_for_elo,
+    write_table,
 )
 from engine.tt import TranspositionTable
 from timecontrol.stopper import (
@@ -61,13 +64,18 @@ def test_debug_dump_follows_each_strength_option_only_when_limited():
     assert strength.set_option("LimitMode", "nodes", debug=True) == []
 
 
+def formula_table(path: Path) -> Path:
+    """An Elo table holding the formulas' own rows at 600, 1075 (the seed's example) and 2600."""
+    rows = [params_for_elo(elo) for elo in (600, 1075, 2600)]
+    write_table(str(path), [TableRow(p.elo, p.nps, p.move_error, p.blunder_error,
+                                     p.blunder_per128) for p in rows])
+    return path
+
+
 def test_a_table_of_the_formulas_rows_dumps_the_seed(tmp_path):
     """Through a table, `UCI_Elo` is the table's Elo: a table holding the formulas' own rows
     plays (and dumps) the seed's level 1075 at UCI_Elo 1075, with no mapping line."""
-    rows = [params_for_elo(elo) for elo in (600, 1075, 2600)]
-    table = tmp_path / "formulas.csv"
-    table.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n" + "".join(
-        f"{p.elo},{p.nps},{p.move_error},{p.blunder_error},{p.blunder_per128}\n" for p in rows))
+    table = formula_table(tmp_path / "formulas.csv")
     strength = limiter(UCI_Elo="1075", EloTable=str(table))
     lines = strength.set_option("UCI_LimitStrength", "true", debug=True)
     assert lines[:2] == SEED_1075_HEAD
