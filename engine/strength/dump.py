@@ -42,7 +42,7 @@ def dump_lines(params: StrengthParams) -> list[str]:
         f"NPS = {params.nps}, MoveError = {params.move_error}, "
         f"BlunderError = {params.blunder_error}, BlunderPer128 = {params.blunder_per128}.",
     ]
-    for piece, (mg, eg) in madchess_material(params.elo).items():
+    for piece, (mg, eg) in madchess_material(params.effort_elo).items():
         name = _piece_name(piece)
         lines.append(f"Mg{name}Material = {mg}")
         lines.append(f"Eg{name}Material = {eg}")

@@ -95,6 +95,21 @@ def nps_for_elo(elo: int) -> int:
     return math.trunc(200 * a**4) + 500
 
 
+def elo_for_nps(nps: int) -> int:
+    """The formula Elo whose NPS is `nps`: `nps_for_elo` inverted,
+    E = 600 + 200 ((NPS - 500)/200)^(1/4), rounded half up and clamped to 600..2600 (every NPS
+    up to 500 is the bottom's).
+
+    A calibrated table's row gives a search speed measured to play at the row's Elo; the
+    material distortions and the depth cap that go with that much search are the formula's at
+    this Elo, as they were when the row's parameters were measured.
+    """
+    if nps < 1:
+        raise ValueError(f"NPS must be at least 1, got {nps}")
+    a = (max(0, nps - 500) / 200) ** 0.25
+    return min(ELO_MAX, math.floor(ELO_MIN + 200 * a + 0.5))
+
+
 def move_error_for_elo(elo: int) -> int:
     """MoveError = trunc(0.45 b^2) + 5 cp with b = (2600 - E)/200 (reference §0)."""
     _check_elo(elo)
@@ -214,7 +229,9 @@ class StrengthParams:
     Algorithm", reference §0, §1.5, §1.6).
 
     `nps` is MadChess's search-speed limit (the seed's scale; `nodes` is the node budget per move
-    and `depth_cap` the deepest iteration on our engine's scale, `throttle`), `move_error` and
+    and `depth_cap` the deepest iteration on our engine's scale, `throttle`). `effort_elo` is the
+    formula Elo of that search effort, `elo` itself on the formulas and `elo_for_nps(nps)` in a
+    calibrated table; the depth cap and the material follow it. `move_error` and
     `blunder_error` the error budgets in centipawns, `blunder_per128` the chance out of 128 that
     a move's budget is the blunder error.
     `knowledge` maps every name in `TERMS` to the fraction of that evaluation term the engine
@@ -227,6 +244,7 @@ class StrengthParams:
     """
 
     elo: int
+    effort_elo: int
     nps: int
     move_error: int
     blunder_error: int
@@ -237,6 +255,7 @@ class StrengthParams:
 
     def __post_init__(self) -> None:
         _check_elo(self.elo)
+        _check_elo(self.effort_elo)
         if self.nps < 1:
             raise ValueError(f"NPS must be at least 1, got {self.nps}")
         for name in ("move_error", "blunder_error"):
@@ -257,7 +276,7 @@ class StrengthParams:
     @property
     def depth_cap(self) -> int:
         """The deepest iteration this level completes (`throttle.depth_cap`)."""
-        return depth_cap(self.elo, ELO_MIN)
+        return depth_cap(self.effort_elo, ELO_MIN)
 
     @property
     def material_mg(self) -> dict[int, int]:
@@ -285,6 +304,7 @@ def params_for_elo(elo: int) -> StrengthParams:
     table, reference §0)."""
     return StrengthParams(
         elo=elo,
+        effort_elo=elo,
         nps=nps_for_elo(elo),
         move_error=move_error_for_elo(elo),
         blunder_error=blunder_error_for_elo(elo),

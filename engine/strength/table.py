@@ -33,8 +33,12 @@ CSV format (lab writes it itself, as lab may not import engine):
 Between rows, `params_for_elo` interpolates monotonically: NPS geometrically (the formula's NPS
 grows like a 4th power, Rodent's node count doubles every 100 Elo, reference §3), the error and
 blunder columns and the knowledge fractions linearly, truncating as MadChess does (§1.2). An
-Elo outside the table's range takes the nearest end row. Material follows the requested Elo by
-the formula (`params.material_for_elo`).
+Elo outside the table's range takes the nearest end row. What the columns do not give follows
+the search effort rather than the requested Elo: material (`params.material_for_elo`), the depth
+cap and knowledge terms without a column are the formula's at `params.elo_for_nps(NPS)`, the Elo
+whose formula searches as fast. A calibration's rows are read off levels that played the
+formulas, so a row at 650 that searches like the formulas' 900 plays their 900's material and
+depth cap, as the level it was measured from did, not the 650's pawnless material.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from engine.strength.params import (
     ELO_MIN,
     KNOWLEDGE_MAX_ELO,
     StrengthParams,
+    elo_for_nps,
     knowledge_for_elo,
     material_for_elo,
     per128_of,
@@ -209,19 +214,21 @@ class EloTable:
             start, end = getattr(low, attr), getattr(high, attr)
             return start + step * (end - start) // span
 
-        knowledge = knowledge_for_elo(elo)
+        effort = elo_for_nps(nps)
+        knowledge = knowledge_for_elo(effort)
         for term, value in low.knowledge.items():
             mixed = value + step / span * (high.knowledge[term] - value)
             knowledge[term] = min(1.0, max(0.0, mixed))  # no binary overshoot past 0..1
         return StrengthParams(
             elo=elo,
+            effort_elo=effort,
             nps=nps,
             move_error=linear("move_error"),
             blunder_error=linear("blunder_error"),
             blunder_per128=linear("blunder_per128"),
             knowledge=knowledge,
             knowledge_per128={term: per128_of(value) for term, value in knowledge.items()},
-            material=material_for_elo(elo),
+            material=material_for_elo(effort),
         )
 
 

@@ -15,10 +15,12 @@ from engine.strength.params import (
     TERMS,
     StrengthParams,
     base_material,
+    elo_for_nps,
     knowledge_for_elo,
     knowledge_per128_for_elo,
     madchess_material,
     material_for_elo,
+    nps_for_elo,
     params_for_elo,
     per128_of,
     percent_of_128,
@@ -268,6 +270,7 @@ def test_params_reject_bad_knowledge_and_values():
     good = params_for_elo(1075)
     fields = dict(
         elo=good.elo,
+        effort_elo=good.effort_elo,
         nps=good.nps,
         move_error=good.move_error,
         blunder_error=good.blunder_error,
@@ -308,3 +311,17 @@ def test_dump_matches_seed_then_lists_tempo_material(elo, expected):
     tail.append(f"Nodes = {params.nodes}, DepthCap = {params.depth_cap}, "
                 f"ThrottleNPS = {params.nps * 16_000 // 2_000_500}.")
     assert lines[len(expected) :] == tail
+
+
+def test_elo_for_nps_inverts_the_nps_formula():
+    # Where the formula's NPS grows by at least one per Elo, the inverse gives the Elo back.
+    assert all(elo_for_nps(nps_for_elo(elo)) == elo for elo in range(800, ELO_MAX + 1))
+    # Seed rows: 3700 -> 1000, 259700 -> 1800. Lower down truncation flattens the curve (NPS
+    # 512 at 700, 563 at 750): from 700 the inverse is within one Elo, below within 53.
+    assert (elo_for_nps(3700), elo_for_nps(259700)) == (1000, 1800)
+    assert all(abs(elo_for_nps(nps_for_elo(elo)) - elo) <= 1 for elo in range(700, 800))
+    assert all(abs(elo_for_nps(nps_for_elo(elo)) - elo) <= 53 for elo in range(600, 700))
+    # Every NPS up to the bottom's 500 is the bottom; beyond the top's it is the top.
+    assert [elo_for_nps(n) for n in (1, 500, 2_000_500, 10**9)] == [600, 600, 2600, 2600]
+    with pytest.raises(ValueError, match="NPS"):
+        elo_for_nps(0)

@@ -63,7 +63,9 @@ def test_elo_outside_the_table_takes_the_end_rows():
     low, high = table.params_for_elo(600), table.params_for_elo(2600)
     assert (low.elo, low.nps, low.move_error) == (600, 3700, 33)
     assert (high.elo, high.nps, high.move_error) == (2600, 480700, 9)
-    assert low.material == params_for_elo(600).material
+    # The end row whole: its material and depth cap follow its search effort, not 600's.
+    assert (low.material, low.depth_cap) == (params_for_elo(1000).material, 5)
+    assert low.material != params_for_elo(600).material
     single = EloTable(formula_rows([1500]))
     assert single.params_for_elo(700).nps == single.params_for_elo(2500).nps
 
@@ -78,8 +80,10 @@ def test_knowledge_override_columns(tmp_path):
     assert params.knowledge["passed_pawns"] == pytest.approx(0.5)
     assert params.knowledge_per128["passed_pawns"] == 64
     assert params.knowledge_per128["threats"] == 64
-    # Terms without a column follow the formula.
-    assert params.knowledge_per128["king_safety"] == params_for_elo(800).knowledge_per128[
+    # Terms without a column follow the formula at the search effort's Elo: NPS
+    # trunc(sqrt(500 x 3700)) = 1360 is the formulas' 600 + 200 (860/200)^(1/4) = 888.
+    assert (params.nps, params.effort_elo) == (1360, 888)
+    assert params.knowledge_per128["king_safety"] == params_for_elo(888).knowledge_per128[
         "king_safety"
     ]
     out = str(tmp_path / "out.csv")
@@ -191,3 +195,18 @@ def test_rows_from_code_are_validated(tmp_path):
     assert not (tmp_path / "bad.csv").exists()
     with pytest.raises(EloTableError, match="unknown knowledge term 'material'"):
         EloTable([TableRow(600, 500, 50, 603, 16, {"material": 0.5})])
+
+
+def test_material_depth_cap_and_missing_knowledge_follow_the_search_effort():
+    # A calibrated row at 650 that searches as fast as the formulas' 1063 (the level it was
+    # measured from) keeps that level's full material, depth cap and knowledge, not the 650's
+    # (no pawn value left, depth 1).
+    slow, fast = params_for_elo(650), params_for_elo(1063)
+    table = EloTable([TableRow(650, fast.nps, slow.move_error, slow.blunder_error,
+                               slow.blunder_per128)])
+    row = table.params_for_elo(650)
+    assert (row.elo, row.effort_elo, row.nps) == (650, 1063, fast.nps)
+    assert row.material == fast.material != slow.material
+    assert row.depth_cap == fast.depth_cap == 5 != slow.depth_cap
+    assert row.knowledge == fast.knowledge
+    assert (row.move_error, row.blunder_error) == (slow.move_error, slow.blunder_error)
