@@ -173,12 +173,16 @@ class Experiment:
         """
         return self._identity(as_given=True)
 
-    def earlier_identity(self) -> dict[str, Any]:
-        """The identity as folders written before `EngineSpec.given` hold it (every program
-        and working directory as an absolute path): such a folder still resumes where it is."""
-        return self._identity(as_given=False)
+    def earlier_identities(self) -> list[dict[str, Any]]:
+        """The identity as older versions wrote it: such a folder still resumes where it is.
 
-    def _identity(self, as_given: bool) -> dict[str, Any]:
+        Before `EngineSpec.given`, every program and working directory was an absolute path;
+        before calibrations named the formulas (`EloTable` empty) for our engine's levels,
+        they left the option out, when empty was the engine's default.
+        """
+        return [self._identity(as_given=False), self._identity(as_given=True, table_named=False)]
+
+    def _identity(self, as_given: bool, table_named: bool = True) -> dict[str, Any]:
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log",
                     "wait_ms", "output"):
@@ -194,6 +198,8 @@ class Experiment:
                 engine.pop("ponder")
             if is_builtin_command(engine["cmd"]):
                 engine["cmd"] = ["builtin:tempo"]
+                if not table_named and engine["options"].get("EloTable") == "":
+                    del engine["options"]["EloTable"]
             revision = engine.pop("revision")  # absent unless set: older folders still resume
             if revision is not None:  # the commit names the tree and its interpreter
                 engine.update(cmd=[f"{engine['cmd'][0]}@{revision}"], cwd=None)

@@ -93,7 +93,7 @@ def run_experiment(exp: Experiment, overwrite: bool = False, stream: Any = None,
     with open_store(exp.out) as store:
         store.lock_for_run()
         store.bind_experiment(exp.name, exp.identity(), exp.config(), overwrite=overwrite,
-                              earlier=exp.earlier_identity())
+                              earlier=exp.earlier_identities())
         store.save_engines(exp.engines, identities)
         tournament = Tournament(exp, store, schedule)
         progress = Progress(tournament, stream, live)

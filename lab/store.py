@@ -249,16 +249,18 @@ class Store:
         return json.loads(row[0]) if row else None
 
     def bind_experiment(self, name: str, identity: dict[str, Any], config: dict[str, Any],
-                        overwrite: bool = False, earlier: dict[str, Any] | None = None) -> bool:
+                        overwrite: bool = False,
+                        earlier: Sequence[dict[str, Any]] = ()) -> bool:
         """Claim the store for an experiment; True when it resumes one already there.
 
         A store holding a different experiment (another identity) is refused with `StoreError`
-        unless `overwrite`, which deletes everything in it first. A store holding `earlier`, the
-        same experiment's identity as an older version wrote it, resumes and is given the new one.
+        unless `overwrite`, which deletes everything in it first. A store holding one of
+        `earlier`, the same experiment's identity as older versions wrote it, resumes and is
+        given the new one.
         """
         ident = _canonical(identity)
         row = self.conn.execute("SELECT name, identity FROM experiment WHERE id = 1").fetchone()
-        if row is not None and earlier is not None and row[1] == _canonical(earlier):
+        if row is not None and row[1] in {_canonical(old) for old in earlier}:
             row = (row[0], ident)
         if row is not None and row[1] != ident:
             if not overwrite:

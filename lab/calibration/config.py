@@ -69,10 +69,11 @@
     [criteria]                         # lab.calibration.criteria.Thresholds fields
 
 Our engine (`builtin = "tempo"`) is calibrated through its Elo table: each level plays with
-`UCI_LimitStrength`, `UCI_Elo` = level and (from round 2, or with `table`) `EloTable`, and the
-correction writes a table in the engine's CSV format. Any other engine is calibrated through the
-value of its level option: the correction writes, for each target Elo, the option value that
-produces it. Engine and anchor tables are checked exactly as an experiment's `[[engines]]`
+`UCI_LimitStrength`, `UCI_Elo` = level and `EloTable` (empty in round 1 without `table`: the
+formulas, not whatever table the engine loads by default), and the correction writes a table in
+the engine's CSV format. Any other engine is calibrated through the value of its level option:
+the correction writes, for each target Elo, the option value that produces it. Engine and
+anchor tables are checked exactly as an experiment's `[[engines]]`
 (`lab.experiment_file.parse_experiment`), so errors name this file and the key.
 """
 
@@ -187,14 +188,17 @@ class Calibration:
 
     def level_options(self, level: int, value: float | None = None,
                       table: Path | None = None) -> dict[str, Any]:
-        """The options one level plays with (our engine: Elo and table; others: the value)."""
+        """The options one level plays with (our engine: Elo and table; others: the value).
+
+        Our engine's levels name their table even without one: `EloTable` empty plays the
+        formulas, so round 1 measures them whatever table the engine loads by default.
+        """
         options = dict(self.engine.get("options", {}))
         if self.limit_option:
             options[self.limit_option] = True
         if self.uses_table:
             options["UCI_Elo"] = level
-            if table is not None:
-                options["EloTable"] = str(table)
+            options["EloTable"] = "" if table is None else str(table)
         else:
             options[self.level_option] = int(round(level if value is None else value))
         return options

@@ -26,7 +26,7 @@ import pytest
 from lab.experiment_file import load_experiment
 from lab.runner import run_experiment
 from lab.schedule import build_schedule
-from lab.store import DB_NAME, open_store
+from lab.store import DB_NAME, StoreError, open_store
 
 BOOK = Path(__file__).parents[2] / "experiments" / "books" / "openings_8ply.epd"
 
@@ -225,7 +225,7 @@ def test_a_moved_checkout_resumes_its_folder_and_an_older_folder_resumes_too(tmp
     # the folder as an older version left it: the identity names the absolute paths
     with sqlite3.connect(again.out / DB_NAME) as conn:
         conn.execute("UPDATE experiment SET identity = ?",
-                     (json.dumps(again.earlier_identity(), sort_keys=True, default=str),))
+                     (json.dumps(again.earlier_identities()[0], sort_keys=True, default=str),))
     conn.close()
     path.write_text(path.read_text().replace("games = 4", "games = 6"))
     stream = io.StringIO()
@@ -235,3 +235,64 @@ def test_a_moved_checkout_resumes_its_folder_and_an_older_folder_resumes_too(tmp
         assert store.game_count() == 6
         assert store.conn.execute("SELECT identity FROM experiment").fetchone()[0] == \
             json.dumps(again.identity(), sort_keys=True, default=str)
+
+
+LEVELS = """
+name = "levels"
+tc = "1+0.01"
+concurrency = 2
+out = "{out}"
+
+[schedule]
+type = "gauntlet"
+challengers = ["L650"]
+games = {games}
+
+[openings]
+file = "{book}"
+seed = 5
+
+[adjudication]
+max_moves = 12
+
+[[engines]]
+name = "L650"
+builtin = "tempo"
+options = {{ UCI_LimitStrength = true, UCI_Elo = 650, EloTable = "{table}" }}
+
+[[engines]]
+name = "L700"
+builtin = "tempo"
+options = {{ UCI_LimitStrength = true, UCI_Elo = 700, EloTable = "{table}" }}
+"""
+
+
+def test_a_folder_of_levels_from_before_they_named_the_formulas_resumes(tmp_path):
+    """Calibration levels now name the formulas (`EloTable` empty) rather than leaving the
+    option at the engine's default; a folder written before, without the option, resumes and
+    takes the new identity. A level naming a table file is another experiment all the same."""
+    out, path = tmp_path / "out", tmp_path / "levels.toml"
+    path.write_text(LEVELS.format(out=out, games=2, book=BOOK, table=""))
+    first = load_experiment(path)
+    older = first.earlier_identities()[1]
+    assert "EloTable" not in older["engines"][0]["options"] and older != first.identity()
+    assert run_experiment(first, stream=io.StringIO(), live=False).exit_code == 0
+    with sqlite3.connect(out / DB_NAME) as conn:
+        conn.execute("UPDATE experiment SET identity = ?",
+                     (json.dumps(older, sort_keys=True, default=str),))
+    conn.close()
+    table = tmp_path / "t.csv"
+    table.write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n600,400,60,650,18\n")
+    path.write_text(LEVELS.format(out=out, games=2, book=BOOK, table=table))
+    other = load_experiment(path)
+    with open_store(out) as store, pytest.raises(StoreError, match="EloTable"):
+        store.bind_experiment(other.name, other.identity(), other.config(),
+                              earlier=other.earlier_identities())
+    path.write_text(LEVELS.format(out=out, games=4, book=BOOK, table=""))
+    stream = io.StringIO()
+    assert run_experiment(load_experiment(path), stream=stream, live=False).exit_code == 0
+    assert "resuming with 2 done" in stream.getvalue()
+    with open_store(out) as store:
+        assert store.game_count() == 4
+        assert store.conn.execute("SELECT identity FROM experiment").fetchone()[0] == \
+            json.dumps(first.identity(), sort_keys=True, default=str)

@@ -764,3 +764,15 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
         games, columns=["white", "black", "result"]))}
     assert math.isfinite(table["weak"].measured) and table["weak"].unmeasured == ""
     assert math.isnan(table["weaker"].measured) and table["weaker"].unmeasured == "bound"
+
+
+def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
+    """Round 1 plays the formulas (`EloTable` empty) whatever table the engine loads by
+    default, so the committed calibration reproduces from a clean clone; later rounds name
+    their corrected table."""
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    assert cal.uses_table
+    assert cal.level_options(1250) == {"TimeManager": "smooth", "Hash": 16,
+                                       "UCI_LimitStrength": True, "UCI_Elo": 1250,
+                                       "EloTable": ""}
+    assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
