@@ -146,6 +146,12 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
             lines.append("")
             lines.append(f"Corrected table: `{result.corrected}` with targets "
                          f"{', '.join(map(str, sorted(correction.rows)))}.")
+            full = outcome.full_strength
+            if cal.uses_table and full is not None and math.isfinite(full.measured):
+                lines.append(f"The curve's last point is full strength, {full.measured:.0f} ± "
+                             f"{full.halfwidth:.0f} (stage U), as a row with the top search "
+                             "effort and no move error or blunder: the targets between the "
+                             "strongest level and the top lie on the way to it.")
             if correction.adjusted:
                 lines.append("Measured levels were not monotone; isotonic regression smoothed "
                              "them before interpolating.")
@@ -154,7 +160,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
                              "(weaker than the weakest level plays).")
             if correction.above:
                 lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.above))} "
-                             "(stronger than the strongest level plays).")
+                             "(stronger than the curve's strongest point plays).")
             outside = extrapolated_targets(cal, correction)
             if outside:
                 lines.append(f"**Extrapolated rows** {', '.join(map(str, outside))}: outside the "

@@ -33,6 +33,7 @@ from lab.calibration.full_strength import full_strength_line, rate_full_strength
 from lab.calibration.measure import decided_games, measure_round, measured_frame, stage_root
 from lab.calibration.outcome import (
     CalibrationOutcome,
+    FullStrength,
     RoundResult,
     anchor_range,
     extrapolated_targets,
@@ -42,8 +43,10 @@ from lab.calibration.probe import level_parameters
 from lab.calibration.report import write_report
 from lab.calibration.separation import spread, top
 from lab.calibration.tables import (
+    FULL_STRENGTH_NPS,
     LEVEL_MAP_NAME,
     TABLE_NAME,
+    full_strength_row,
     param_columns,
     read_elo_table,
     write_final_table,
@@ -88,9 +91,21 @@ def pooled_points(cal: Calibration, rounds: list[RoundResult]
     return measured, params, errors
 
 
-def correct_round(cal: Calibration, rounds: list[RoundResult]) -> Correction:
-    """The correction from all measurements so far (see `pooled_points`)."""
+def correct_round(cal: Calibration, rounds: list[RoundResult],
+                  full: FullStrength | None = None) -> Correction:
+    """The correction from all measurements so far (see `pooled_points`).
+
+    For our engine, full strength's rating (`full`, stage U) is the curve's last point, at
+    `tables.full_strength_row`: the strongest level still makes move errors and blunders, and
+    without that point every target between its rating and full strength's would be left out
+    of the table, and `UCI_Elo` up to the top would play the strongest level.
+    """
     measured, params, errors = pooled_points(cal, rounds)
+    if cal.uses_table and full is not None and math.isfinite(full.measured):
+        measured.append(full.measured)
+        errors.append(max(full.halfwidth, 1.0))
+        for column, value in full_strength_row(list(params)).items():
+            params[column].append(value)
     real = sum(int(r.measured["measured"].notna().sum()) for r in rounds)
     if len(measured) < 2 or real < 2:
         raise CalibrationError(f"{cal.source}: fewer than two levels were measured on the "
@@ -203,7 +218,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
             outcome.passed = True
             break
         try:
-            result.correction = correct_round(cal, outcome.rounds)
+            result.correction = correct_round(cal, outcome.rounds, outcome.full_strength)
         except CalibrationError as exc:
             outcome.problem = str(exc)
             break
@@ -212,6 +227,11 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         if result.correction.above:
             left_out.append(f"targets {', '.join(map(str, result.correction.above))} are above "
                             "the strongest measured level: not in this table")
+        full = outcome.full_strength
+        if cal.uses_table and full is not None and math.isfinite(full.measured):
+            left_out.append(f"the curve ends at full strength, {full.measured:.0f} ± "
+                            f"{full.halfwidth:.0f} (stage U), as the row NPS "
+                            f"{FULL_STRENGTH_NPS}, no move error, no blunder")
         outside = extrapolated_targets(cal, result.correction)
         if outside:
             left_out.append(f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the "

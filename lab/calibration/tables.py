@@ -33,6 +33,10 @@ KNOWLEDGE_COLUMNS = ("passed_pawns", "king_safety", "piece_location", "mobility"
                      "pawn_structure", "threats", "minor_pieces", "major_pieces",
                      "endgame_scaling")
 ELO_RANGE = (600, 2600)
+#: Full strength's search effort on the table's NPS scale: MadChess's top level, the NPS formula
+#: at 2600, trunc(200 x 10^4) + 500 (docs/reference/elo_limit.md §0). The engine turns it into
+#: a node budget of full strength's average move at the calibration's time control.
+FULL_STRENGTH_NPS = 2_000_500
 
 
 def table_row(values: Mapping[str, float]) -> dict[str, float]:
@@ -46,6 +50,13 @@ def table_row(values: Mapping[str, float]) -> dict[str, float]:
         if column in values:
             row[column] = round(min(1.0, max(0.0, float(values[column]))), 4)
     return row
+
+
+def full_strength_row(columns: Sequence[str]) -> dict[str, float]:
+    """Full strength as a row of our engine's table, in `columns`: the top search effort
+    (`FULL_STRENGTH_NPS`), no move error, no blunder, every knowledge term whole."""
+    return {c: float(FULL_STRENGTH_NPS) if c == "NPS" else 0.0 if c in INT_COLUMNS else 1.0
+            for c in columns}
 
 
 def write_elo_table(path: str | Path, rows: Mapping[int, Mapping[str, float]],

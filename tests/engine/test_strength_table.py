@@ -210,3 +210,18 @@ def test_material_depth_cap_and_missing_knowledge_follow_the_search_effort():
     assert row.depth_cap == fast.depth_cap == 5 != slow.depth_cap
     assert row.knowledge == fast.knowledge
     assert (row.move_error, row.blunder_error) == (slow.move_error, slow.blunder_error)
+
+
+def test_a_row_at_the_top_effort_without_errors_searches_like_full_strength():
+    # The calibration ends its curve at full strength as the row NPS 2000500 (MadChess's top),
+    # no move error, no blunder (lab/calibration/tables.py, `full_strength_row`): such a row
+    # makes no error, so it needs no MultiPV, and it searches with the formulas' top effort:
+    # full speed over the calibration's average move, every material and knowledge term whole.
+    from engine.strength.throttle import ENGINE_NPS, MADCHESS_TOP_NPS, REFERENCE_MOVE_S
+
+    top = params_for_elo(ELO_MAX)
+    row = EloTable([TableRow(1680, MADCHESS_TOP_NPS, 0, 0, 0)]).params_for_elo(1680)
+    assert not row.makes_errors and row.effort_elo == ELO_MAX
+    assert row.nodes == math.trunc(ENGINE_NPS * REFERENCE_MOVE_S) == top.nodes
+    assert (row.depth_cap, row.material, row.knowledge) == (top.depth_cap, top.material,
+                                                            top.knowledge)

@@ -369,6 +369,10 @@ def test_the_lab_knows_the_range_the_engine_declares():
     from lab.calibration.config import TEMPO_ELO_RANGE
 
     assert TEMPO_ELO_RANGE == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
+    from engine.strength.throttle import MADCHESS_TOP_NPS
+    from lab.calibration.tables import FULL_STRENGTH_NPS
+
+    assert FULL_STRENGTH_NPS == MADCHESS_TOP_NPS  # the row the correction ends at
 
 
 def test_elo_table_is_written_in_the_engines_format(tmp_path):
@@ -776,3 +780,32 @@ def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
                                        "UCI_LimitStrength": True, "UCI_Elo": 1250,
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
+
+
+def test_the_correction_ends_at_full_strength_for_our_engine():
+    """The strongest level still errs, so without full strength's rating as the curve's last
+    point the targets between the two would be left out of the table; with it, they lie on
+    the way to no move error at the top search effort."""
+    from lab.calibration.outcome import FullStrength, RoundResult
+    from lab.calibration.run import correct_round
+    from lab.calibration.tables import FULL_STRENGTH_NPS
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
+    params = {1050: dict(zip(columns, [60685.0, 20.0, 193.0, 11.0, 0.6875], strict=True)),
+              1650: dict(zip(columns, [1785733.0, 5.0, 50.0, 6.0, 1.0], strict=True))}
+    measured = pd.DataFrame({"nominal": [1050, 1650], "measured": [1000.0, 1550.0],
+                             "halfwidth": [60.0, 60.0], "bound_rating": [math.nan, math.nan]})
+    rounds = [RoundResult(1, Path("r1"), [1050, 1650], params, None, measured, None, None)]
+    alone = correct_round(cal, rounds)
+    assert min(alone.rows) == 1000 and max(alone.rows) == 1550
+    assert alone.above == [1600, 1650]
+    full = FullStrength(1680.0, 1680.0, 54.0, "", 180, 38.6, ("sf-elo1700",))
+    topped = correct_round(cal, rounds, full)
+    assert max(topped.rows) == 1650 and not topped.above
+    assert topped.rows[1550] == pytest.approx(alone.rows[1550])  # measured points stay exact
+    row = topped.rows[1650]
+    assert 0 < row["MoveError"] < 5 and 0 < row["BlunderPer128"] < 6
+    assert 1785733 < row["NPS"] < FULL_STRENGTH_NPS and row["mobility"] == pytest.approx(1.0)
+    bounded = FullStrength(1680.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
+    assert correct_round(cal, rounds, bounded).above == [1600, 1650]  # no rating: no point
