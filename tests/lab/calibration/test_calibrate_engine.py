@@ -74,8 +74,8 @@ concurrency = 2
 margin_ms = 300
 
 [levels]
-values = [1000, 1700]
-targets = {{ start = 600, stop = 1700, step = 20 }}
+values = [1000, 1600]
+targets = {{ start = 600, stop = 1660, step = 20 }}
 games = 6
 ladder_games = 6
 rounds = 1
@@ -93,10 +93,10 @@ options = {{ Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1100 }}
 rating = 1100
 
 [[anchors]]
-name = "a1700"
+name = "a1600"
 builtin = "tempo"
-options = {{ Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1700 }}
-rating = 1700
+options = {{ Hash = 16, UCI_LimitStrength = true, UCI_Elo = 1600 }}
+rating = 1600
 
 [openings]
 file = "{BOOK}"
@@ -120,7 +120,7 @@ def test_tiny_calibration_of_our_engine_writes_a_table_it_loads(tmp_path):
     assert rows["NPS"].is_monotonic_increasing and rows["MoveError"].is_monotonic_decreasing
     # the two levels' own parameters bracket every corrected row
     params = outcome.rounds[0].params
-    assert params[1000]["NPS"] <= rows["NPS"].min() <= rows["NPS"].max() <= params[1700]["NPS"]
+    assert params[1000]["NPS"] <= rows["NPS"].min() <= rows["NPS"].max() <= params[1600]["NPS"]
     elo = int(rows.index[len(rows) // 2])
     dumped = check_table_loads(TEMPO, table, elo).params
     assert dumped["NPS"] == rows.loc[elo, "NPS"]
