@@ -10,6 +10,9 @@ process killed by SIGTERM would (Ctrl-C: 130).
 from __future__ import annotations
 
 import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 
@@ -29,6 +32,38 @@ def stop_on_sigterm() -> None:
 def default_sigterm() -> None:
     """SIGTERM ends the process again (a forked worker, which the run stops by itself)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM until the block ends, then act on the first that arrived.
+
+    For imports made during a run: an interrupt that cuts the first import of numpy in half
+    leaves it impossible to import again in the process ("cannot load module more than once per
+    process"), and the stopped run could not write its report. Signals reach Python code in the
+    main thread only, so elsewhere the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        arrived.append(signum)
+
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, hold) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if arrived:
+        handler = previous[arrived[0]]
+        if callable(handler):
+            handler(arrived[0], None)
+        elif handler == signal.SIG_DFL:
+            signal.raise_signal(arrived[0])
 
 
 def interrupted_exit_code(exc: KeyboardInterrupt) -> int:

@@ -11,12 +11,14 @@ Backends (`lab.backends.local`, `lab.backends.dask`) only submit games and hand 
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lab.experiment import Experiment
+from lab.interrupt import signals_held
 from lab.records import RESULT_POINTS, GameRecord, GameSummary, GameTask, Termination
 from lab.store import Store
 
@@ -55,15 +57,28 @@ class Standing:
 
     def pentanomial(self) -> list[int]:
         """[LL, LD, WL+DD, WD, WW] over completed pairs (unfinished pairs do not count, §2.5)."""
-        from lab import stats  # numpy: after the first game, not before the first go
+        import_numerics()
+        from lab import stats
 
         return stats.pentanomial(sum(p) for p in self.pairs.values() if len(p) == 2)
 
     def estimate(self, paired: bool) -> EloEstimate:
         """Elo with its 95 % interval: pentanomial when openings are paired, else trinomial."""
+        import_numerics()
         from lab import stats
 
         return stats.elo_estimate(self.pentanomial() if paired else self.trinomial())
+
+
+def import_numerics() -> None:
+    """Import the standings' numerical modules (numpy) where the standings first need them
+    (after the first game, not before the first `go`), with Ctrl-C and SIGTERM held
+    (`signals_held`): a stop that cuts numpy's import in half leaves the run unable to write
+    its report."""
+    if "lab.sprt_estimate" in sys.modules:
+        return
+    with signals_held():
+        from lab import sprt_estimate, stats  # noqa: F401
 
 
 def player_score(record: GameRecord | GameSummary, player: str) -> float | None:
@@ -203,6 +218,7 @@ class Tournament:
         cfg = self.exp.sprt
         if cfg is None:
             return
+        import_numerics()
         from lab import stats
         from lab.sprt_estimate import sequential_estimate
 
