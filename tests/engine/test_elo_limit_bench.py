@@ -95,7 +95,8 @@ def test_tiny_ladder_end_to_end(tmp_path):
     limit_row = next(line for line in lines if line.startswith("L800 ") and "/" not in line)
     with LimitProbe() as probe:
         effort = probe.effort(800)
-    assert limit_row.split()[1:5] == ["700", str(effort.nodes), str(effort.depth_cap),
+    nps = params_for_elo(formula_elo(800)).nps  # UCI_Elo 800 plays the formulas' 970
+    assert limit_row.split()[1:5] == [str(nps), str(effort.nodes), str(effort.depth_cap),
                                       str(effort.throttle_nps)]
     assert any(line.startswith("LimitMode nodes (played here): full strength searched a median")
                for line in lines)
