@@ -6,8 +6,10 @@ them), so that none of those imports another.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 import pandas as pd
 
@@ -92,3 +94,10 @@ def extrapolated_targets(cal: Calibration, correction: Correction) -> list[int]:
     low, high = anchor_range(cal)
     margin = cal.thresholds.anchor_margin
     return [t for t in sorted(correction.rows) if not low - margin <= t <= high + margin]
+
+
+def ends_at_full_strength(full: FullStrength | None, cal: Calibration
+                          ) -> TypeGuard[FullStrength]:
+    """Whether the correction's curve ends at full strength: for our engine, once stage U has
+    rated it (a perfect score gives only a bound, not a point)."""
+    return cal.uses_table and full is not None and math.isfinite(full.measured)

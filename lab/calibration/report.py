@@ -23,6 +23,7 @@ from lab.calibration.outcome import (
     AnchorRating,
     CalibrationOutcome,
     RoundResult,
+    ends_at_full_strength,
     extrapolated_targets,
 )
 from lab.calibration.plot import plot_calibration
@@ -147,7 +148,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
             lines.append(f"Corrected table: `{result.corrected}` with targets "
                          f"{', '.join(map(str, sorted(correction.rows)))}.")
             full = outcome.full_strength
-            if cal.uses_table and full is not None and math.isfinite(full.measured):
+            if ends_at_full_strength(full, cal):
                 lines.append(f"The curve's last point is full strength, {full.measured:.0f} ± "
                              f"{full.halfwidth:.0f} (stage U), as a row with the top search "
                              "effort and no move error or blunder: the targets between the "

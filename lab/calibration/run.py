@@ -36,6 +36,7 @@ from lab.calibration.outcome import (
     FullStrength,
     RoundResult,
     anchor_range,
+    ends_at_full_strength,
     extrapolated_targets,
 )
 from lab.calibration.page import write_calibration_page
@@ -101,7 +102,7 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
     of the table, and `UCI_Elo` up to the top would play the strongest level.
     """
     measured, params, errors = pooled_points(cal, rounds)
-    if cal.uses_table and full is not None and math.isfinite(full.measured):
+    if ends_at_full_strength(full, cal):
         measured.append(full.measured)
         errors.append(max(full.halfwidth, 1.0))
         for column, value in full_strength_row(list(params)).items():
@@ -226,9 +227,9 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                     "weakest measured level: not in this table"] if result.correction.below else []
         if result.correction.above:
             left_out.append(f"targets {', '.join(map(str, result.correction.above))} are above "
-                            "the strongest measured level: not in this table")
+                            "the curve's strongest point: not in this table")
         full = outcome.full_strength
-        if cal.uses_table and full is not None and math.isfinite(full.measured):
+        if ends_at_full_strength(full, cal):
             left_out.append(f"the curve ends at full strength, {full.measured:.0f} ± "
                             f"{full.halfwidth:.0f} (stage U), as the row NPS "
                             f"{FULL_STRENGTH_NPS}, no move error, no blunder")
