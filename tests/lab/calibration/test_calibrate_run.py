@@ -809,3 +809,32 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
     assert 1785733 < row["NPS"] < FULL_STRENGTH_NPS and row["mobility"] == pytest.approx(1.0)
     bounded = FullStrength(1680.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
     assert correct_round(cal, rounds, bounded).above == [1600, 1650]  # no rating: no point
+
+
+def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
+    """From round 2 our engine's levels play the previous round's corrected table: the levels
+    it covers are measured, each with the parameters the engine itself reads from that table
+    (asked once and kept beside the round, for resume)."""
+    from lab.calibration.measure import stage_root
+    from lab.calibration.run import _round_setup
+    from lab.calibration.tables import write_elo_table
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml", out=str(tmp_path / "out"))
+    rows = {600: {"NPS": 2003, "MoveError": 37, "BlunderError": 420, "BlunderPer128": 15},
+            1000: {"NPS": 67753, "MoveError": 19, "BlunderError": 190, "BlunderPer128": 11},
+            1650: {"NPS": 1900000, "MoveError": 2, "BlunderError": 20, "BlunderPer128": 3}}
+
+    class Previous:
+        corrected = write_elo_table(tmp_path / "out" / "round1" / "corrected_elo_table.csv",
+                                    rows, ["test"])
+
+    levels, params, table = _round_setup(cal, 2, Previous())
+    assert levels == [650, 850, 1050, 1250, 1450, 1650] and table == Previous.corrected
+    top = params[1650]
+    assert [top[c] for c in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+        [1900000, 2, 20, 3]
+    assert rows[600]["NPS"] < params[650]["NPS"] < params[850]["NPS"] < rows[1000]["NPS"]
+    assert params[850]["MoveError"] == 37 + (850 - 600) * (19 - 37) // 400  # linear, floored
+    kept = stage_root(cal, 2, table) / "parameters.csv"
+    assert pd.read_csv(kept).set_index("Elo").loc[1650, "NPS"] == 1900000
+    assert cal.level_options(1650, table=table)["EloTable"] == str(table)
