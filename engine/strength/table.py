@@ -32,13 +32,14 @@ CSV format (lab writes it itself, as lab may not import engine):
 
 Between rows, `params_for_elo` interpolates monotonically: NPS geometrically (the formula's NPS
 grows like a 4th power, Rodent's node count doubles every 100 Elo, reference §3), the error and
-blunder columns and the knowledge fractions linearly, truncating as MadChess does (§1.2). An
-Elo outside the table's range takes the nearest end row. What the columns do not give follows
-the search effort rather than the requested Elo: material (`params.material_for_elo`), the depth
-cap and knowledge terms without a column are the formula's at `params.elo_for_nps(NPS)`, the Elo
-whose formula searches as fast. A calibration's rows are read off levels that played the
-formulas, so a row at 650 that searches like the formulas' 900 plays their 900's material and
-depth cap, as the level it was measured from did, not the 650's pawnless material.
+blunder columns linearly, rounded down (as NPS is: integers, as MadChess's are, §1.2), and the
+knowledge fractions linearly. An Elo outside the table's range takes the nearest end row. What
+the columns do not give follows the search effort rather than the requested Elo: material
+(`params.material_for_elo`), the depth cap and knowledge terms without a column are the
+formula's at `params.elo_for_nps(NPS)`, the Elo whose formula searches as fast. A calibration's
+rows are read off levels that played the formulas, so a row at 650 that searches like the
+formulas' 900 plays their 900's material and depth cap, as the level it was measured from did,
+not the 650's pawnless material.
 """
 
 from __future__ import annotations
