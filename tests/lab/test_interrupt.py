@@ -15,6 +15,15 @@ import pytest
 from lab.interrupt import Terminated, signals_held, stop_on_sigterm
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises():
+    """Ctrl-C raising KeyboardInterrupt, as in a terminal: a run started in the background by a
+    non-interactive shell (CI's, say) inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def deliver(signum: int) -> None:
     """Send `signum` to this process and give Python a moment to run its handler."""
     os.kill(os.getpid(), signum)
@@ -54,12 +63,20 @@ def test_a_quiet_block_changes_nothing():
         deliver(signal.SIGINT)
 
 
+def test_an_ignored_ctrl_c_stays_ignored():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with signals_held():
+        deliver(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
 def test_an_import_of_numpy_cut_by_ctrl_c_completes_first():
     """The failure it prevents: Ctrl-C in the middle of numpy's first import leaves numpy
     impossible to import again in the process; held, the import completes and numpy works."""
     code = """
 import os, signal, sys, threading
 from lab.interrupt import signals_held
+signal.signal(signal.SIGINT, signal.default_int_handler)
 threading.Timer(0.001, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
     with signals_held():
