@@ -260,14 +260,13 @@ class Store:
         """
         ident = _canonical(identity)
         row = self.conn.execute("SELECT name, identity FROM experiment WHERE id = 1").fetchone()
-        if row is not None and row[1] in {_canonical(old) for old in earlier}:
-            row = (row[0], ident)
-        if row is not None and row[1] != ident:
+        changed = self.settings_changed(identity, earlier)
+        if changed:
             if not overwrite:
-                changed = "; ".join(differences(json.loads(row[1]), json.loads(ident))[:5])
                 raise StoreError(
                     f"{self.path} holds another experiment ({row[0]!r}) whose settings differ "
-                    f"({changed}); use another output folder or --overwrite to replace it"
+                    f"({'; '.join(changed[:5])}); use another output folder or --overwrite to "
+                    "replace it"
                 )
             self.clear()
             row = None
@@ -283,6 +282,16 @@ class Store:
                     (ident, _canonical(config), now),
                 )
         return row is not None
+
+    def settings_changed(self, identity: dict[str, Any],
+                         earlier: Sequence[dict[str, Any]] = ()) -> list[str]:
+        """How the experiment this store holds differs from `identity`: empty for a fresh store
+        and for that experiment, as this or an older version (`earlier`) wrote it. Reads only."""
+        row = self.conn.execute("SELECT identity FROM experiment WHERE id = 1").fetchone()
+        ident = _canonical(identity)
+        if row is None or row[0] == ident or row[0] in {_canonical(old) for old in earlier}:
+            return []
+        return differences(json.loads(row[0]), json.loads(ident)) or [f"{row[0]} -> {ident}"]
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -52,7 +52,10 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
     """
     if cal.anchor_games == 0:
         return cal, declared_table(cal)
-    table = fit_anchor_table(cal, decided_games(play_anchor_stages(cal, stream)))
+    games = decided_games(play_anchor_stages(cal, stream))
+    if games.empty and cal.report_only is not None:  # an interim report before any game
+        return cal, declared_table(cal)
+    table = fit_anchor_table(cal, games)
     measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
     return cal.with_ratings(measured), table
 

@@ -112,6 +112,14 @@ class Anchor:
 
 
 @dataclass
+class ReportOnly:
+    """`tempo calibrate --report`: no game is played; each stage the calibration reaches is
+    read from its store as it stands and noted here as (stage, games held, games planned)."""
+
+    stages: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+@dataclass
 class Calibration:
     """A checked calibration file."""
 
@@ -154,6 +162,7 @@ class Calibration:
     out: Path = Path("results")
     source: str = "<calibration>"
     base: Path = Path(".")
+    report_only: ReportOnly | None = None  # set by `tempo calibrate --report`: play nothing
 
     @property
     def uses_table(self) -> bool:

@@ -22,9 +22,16 @@ import pandas as pd
 
 from lab.calibration.anchors import choose_anchors, performance
 from lab.calibration.config import Calibration, CalibrationError
+from lab.experiment import Experiment
 from lab.ratings import DisconnectedPoolError, RatingTable, fit_ratings
 from lab.runner import run_experiment
-from lab.store import open_store
+from lab.schedule import total_games
+from lab.store import DB_NAME, read_store
+
+
+class NothingPlayed(CalibrationError):
+    """A round without a decided anchor game: an error when its stages were played, the point
+    where an interim report (`tempo calibrate --report`) ends when they are not begun."""
 
 
 def stage_seed(stage: str) -> int:
@@ -36,10 +43,17 @@ def play_stage(cal: Calibration, stage: str, players: list[tuple[str, dict[str, 
                challengers: list[str], games: int, folder: Path, stream: TextIO | None,
                tc: str | None = None) -> Path:
     """Play (or resume) one stage in `folder`: a gauntlet of `challengers`, or with none a round
-    robin of `games` per pair; `tc` replaces the calibration's time control."""
+    robin of `games` per pair; `tc` replaces the calibration's time control. With
+    `cal.report_only`, play nothing: note the games the stage's store holds."""
     exp = cal.experiment(stage, players, challengers, games, folder, stage_seed(stage), tc)
     others = ", ".join(n for n, _ in players if n not in challengers)
     what = f"{' '.join(challengers)} vs {others}" if challengers else f"round robin of {others}"
+    if cal.report_only is not None:
+        held, planned = held_games(exp, folder), total_games(exp)
+        cal.report_only.stages.append((stage, held, planned))
+        print(f"[{cal.name}] {stage}: {what}, {held} of {planned} games played (report only: "
+              "none is played now)", file=stream or sys.stdout, flush=True)
+        return folder
     print(f"[{cal.name}] {stage}: {what}, {games} games{' per pair' if not challengers else ''}",
           file=stream or sys.stdout, flush=True)
     outcome = run_experiment(exp, stream=stream, live=False)
@@ -49,10 +63,27 @@ def play_stage(cal: Calibration, stage: str, players: list[tuple[str, dict[str, 
     return folder
 
 
+def held_games(exp: Experiment, folder: Path) -> int:
+    """The games a stage's store holds, read only (0 for a stage not begun). A store holding
+    other settings is refused, as resuming it would be: a report must not mix the two."""
+    if not (folder / DB_NAME).is_file():
+        return 0
+    with read_store(folder) as store:
+        changed = store.settings_changed(exp.identity(), exp.earlier_identities())
+        if changed:
+            raise CalibrationError(f"{folder}: holds games played with other settings "
+                                   f"({'; '.join(changed[:5])}) than {exp.source}'s")
+        return store.game_count()
+
+
 def decided_games(folders: list[Path]) -> pd.DataFrame:
+    """The decided games of the stages in `folders`, read only; a stage not begun (which
+    `tempo calibrate --report` leaves so) holds none."""
     frames = []
     for folder in folders:
-        with open_store(folder) as store:
+        if not (folder / DB_NAME).is_file():
+            continue
+        with read_store(folder) as store:
             frames.append(store.games())
     games = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if games.empty:
@@ -219,8 +250,8 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                                      folder / "ladder" / f"{names[a]}-{names[b]}", stream))
     fitted = fit_folders(cal, folders, force=True)
     if fitted is None:
-        raise CalibrationError(f"{cal.source}: round {number} has no decided game against an "
-                               "anchor to fit")
+        raise NothingPlayed(f"{cal.source}: round {number} has no decided game against an "
+                            "anchor to fit")
     return fitted, folders
 
 

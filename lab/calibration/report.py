@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from lab.calibration.anchor_round_robin import anchor_lines
-from lab.calibration.config import Calibration
+from lab.calibration.config import Calibration, ReportOnly
 from lab.calibration.criteria import head_to_head
 from lab.calibration.full_strength import full_strength_lines
 from lab.calibration.outcome import (
@@ -34,6 +34,8 @@ REPORT_NAME = "report.md"
 PLOT_NAME = "calibration.png"
 LEVELS_NAME = "levels.csv"
 ANCHORS_NAME = "anchors.csv"
+#: Where `tempo calibrate --report` writes its interim report, inside the calibration's folder.
+INTERIM_FOLDER = "interim"
 
 
 
@@ -58,6 +60,8 @@ def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[l
         data = row._asdict()
         status = ("extrapolated (" + data["extrapolated"] + " anchors ± 200)"
                   if data["extrapolated"] else "pass" if data["passed"] else "FAIL")
+        if not data["games"]:
+            status = "no games yet"
         if data["bound"]:
             status = f"perfect score, bound {data['bound']}"
         if not data.get("tied", True):
@@ -96,6 +100,20 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     return lines
 
 
+def _interim_lines(progress: ReportOnly) -> list[str]:
+    """What an interim report (`tempo calibrate --report`) was written from: each stage reached
+    so far, with the games it holds and plans."""
+    held = sum(games for _, games, _ in progress.stages)
+    planned = sum(games for _, _, games in progress.stages)
+    lines = [f"**Interim report** of a calibration that has not ended, written by `tempo "
+             f"calibrate --report`, which plays no game: {held} of the {planned} games planned "
+             "in the stages reached so far are played (a stage not begun holds none; the next "
+             "round is reached once this one's correction is written). Every figure moves as "
+             "games are added.", "", "| stage | games played | planned |", "|---|---|---|"]
+    lines += [f"| {stage} | {games} | {total} |" for stage, games, total in progress.stages]
+    return [*lines, ""]
+
+
 def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
                 ) -> str:
     """The whole report as Markdown."""
@@ -124,6 +142,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         + (f" by `{command}`." if command else "."),
         "",
     ]
+    if cal.report_only is not None:
+        lines += _interim_lines(cal.report_only)
     if outcome.anchors:
         lines += anchor_lines(outcome.anchors)
     if outcome.full_strength is not None:
@@ -169,7 +189,11 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         lines.append("")
     lines.append("## Result")
     lines.append("")
-    if outcome.final is None:
+    if cal.report_only is not None:
+        lines.append("Interim: the calibration has not ended, so no table is written. The same "
+                     "command without `--report` resumes it and writes the report, the table and "
+                     "the page when it ends.")
+    elif outcome.final is None:
         lines.append(f"No table was written: {outcome.problem}")
     elif outcome.passed:
         lines.append(f"The table measured in round {outcome.rounds[-1].number} passes; it is "
@@ -181,26 +205,33 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
     return "\n".join(lines) + "\n"
 
 
-def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
-                 ) -> list[Path]:
-    """Write the plot, the report and the levels and anchors CSVs into the calibration's folder
-    (after `tables.write_final_table`, whose result the report names)."""
+def write_report(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None,
+                 folder: Path | None = None) -> list[Path]:
+    """Write the plot, the report and the levels and anchors CSVs into `folder`, by default the
+    calibration's (after `tables.write_final_table`, whose result the report names); an interim
+    report without a measured round has no plot and no levels.csv."""
+    folder = cal.out if folder is None else folder
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / REPORT_NAME
+    report.write_text(report_text(cal, outcome, command), encoding="utf-8")
+    if not outcome.rounds:
+        return [report, write_anchor_table(cal, outcome.anchors, folder)]
     rounds = [(round_label(r), r.measured) for r in outcome.rounds]
     plot = plot_calibration(rounds, [(a.name, a.rating) for a in cal.anchors],
-                            cal.out / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")
-    report = cal.out / REPORT_NAME
-    report.write_text(report_text(cal, outcome, command), encoding="utf-8")
+                            folder / PLOT_NAME, f"Elo calibration: {cal.name} ({cal.tc})")
     summary = pd.concat([r.measured.assign(round=r.number) for r in outcome.rounds])
-    summary.to_csv(cal.out / LEVELS_NAME, index=False, float_format="%.1f")
-    return [plot, report, cal.out / LEVELS_NAME, write_anchor_table(cal, outcome.anchors)]
+    summary.to_csv(folder / LEVELS_NAME, index=False, float_format="%.1f")
+    return [plot, report, folder / LEVELS_NAME, write_anchor_table(cal, outcome.anchors, folder)]
 
 
-def write_anchor_table(cal: Calibration, table: list[AnchorRating]) -> Path:
-    """anchors.csv: each anchor's rating used from now on (`cal` is the calibration after the
-    round robin: measured where it measured), declared and measured ratings, interval, games,
-    and why an anchor is unmeasured ("bound" or "apart", `AnchorRating.unmeasured`)."""
+def write_anchor_table(cal: Calibration, table: list[AnchorRating],
+                       folder: Path | None = None) -> Path:
+    """anchors.csv in `folder` (the calibration's by default): each anchor's rating used from
+    now on (`cal` is the calibration after the round robin: measured where it measured),
+    declared and measured ratings, interval, games, and why an anchor is unmeasured ("bound" or
+    "apart", `AnchorRating.unmeasured`)."""
     used = cal.ratings
-    path = cal.out / ANCHORS_NAME
+    path = (cal.out if folder is None else folder) / ANCHORS_NAME
     pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned,
                    r.unmeasured) for r in table],
                  columns=["name", "rating", "declared", "measured", "halfwidth", "games",

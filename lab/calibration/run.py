@@ -13,6 +13,9 @@ Every stage is an ordinary experiment (`lab.calibration.measure`) in its own fol
 `<out>/round<N>/`, so an interrupted calibration resumes like a gauntlet: finished stages are
 complete stores (nothing is replayed), the fits that choose later stages are recomputed from the
 same games and give the same choices, and the stage that was cut short resumes game by game.
+The same walk with `cal.report_only` (`tempo calibrate --report`) plays nothing: it reads each
+stage as it stands, stops at the first round not begun (or not yet corrected), and writes an
+interim report beside the results, no table.
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.correct import Correction, correct_table
 from lab.calibration.criteria import judge
 from lab.calibration.full_strength import full_strength_line, rate_full_strength
-from lab.calibration.measure import decided_games, measure_round, measured_frame, stage_root
+from lab.calibration.measure import (
+    NothingPlayed,
+    decided_games,
+    measure_round,
+    measured_frame,
+    stage_root,
+)
 from lab.calibration.outcome import (
     CalibrationOutcome,
     FullStrength,
@@ -41,7 +50,7 @@ from lab.calibration.outcome import (
 )
 from lab.calibration.page import write_calibration_page
 from lab.calibration.probe import level_parameters
-from lab.calibration.report import write_report
+from lab.calibration.report import INTERIM_FOLDER, write_report
 from lab.calibration.separation import spread, top
 from lab.calibration.tables import (
     FULL_STRENGTH_NPS,
@@ -143,8 +152,9 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
             values = rows[cal.level_option].to_numpy(float)
             return levels, {lv: {cal.level_option: float(np.interp(lv, rows.index, values))}
                             for lv in levels}, table
-    if not levels:
-        return [], {}, table
+    if not levels or (cal.report_only is not None
+                      and not stage_root(cal, number, table).is_dir()):
+        return [], {}, table  # nothing to measure, or (report only) a round not begun
     if cal.uses_table:
         return levels, _engine_params(cal, levels, table, stage_root(cal, number, table)), table
     return levels, {lv: {cal.level_option: float(lv)} for lv in levels}, table
@@ -188,7 +198,12 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                 lv, value=params[lv].get(cal.level_option), table=table))
             for lv in levels
         }
-        ratings, folders = measure_round(cal, number, levels, level_tables, stream, table)
+        try:
+            ratings, folders = measure_round(cal, number, levels, level_tables, stream, table)
+        except NothingPlayed:
+            if cal.report_only is None:
+                raise
+            break  # report only: the round has no decided anchor game yet
         measured = measured_frame(cal, levels, params, ratings, decided_games(folders))
         verdict = judge(list(measured["nominal"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
@@ -201,7 +216,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         measured["replicated"] = agreed
         measured["passed"] = [lv.passed for lv in verdict.levels]
         folder = cal.out / f"round{number}"
-        measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
+        if cal.report_only is None:  # report only: the interim report's levels.csv has them
+            measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
         result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict)
         verdict.lines += [replicated, transitivity(cal, result, folders)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
@@ -218,11 +234,18 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         if verdict.passed:
             outcome.passed = True
             break
+        name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
+        corrected = folder / f"corrected_{name}"
+        if cal.report_only is not None and not corrected.is_file():
+            break  # report only: the round is not over, so it has no correction yet
         try:
             result.correction = correct_round(cal, outcome.rounds, outcome.full_strength)
         except CalibrationError as exc:
             outcome.problem = str(exc)
             break
+        if cal.report_only is not None:
+            result.corrected, previous = corrected, result  # as the run wrote it
+            continue
         left_out = [f"targets {', '.join(map(str, result.correction.below))} are below the "
                     "weakest measured level: not in this table"] if result.correction.below else []
         if result.correction.above:
@@ -237,14 +260,16 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         if outside:
             left_out.append(f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the "
                             "anchors' range ± 200 (reference §5 G), not measured on their scale")
-        name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
         rows = result.correction.rows
         if not rows:
             raise CalibrationError(f"{cal.source}: round {number}: no target level lies inside "
                                    "the measured range; nothing to correct")
-        result.corrected = write_round_table(cal, number, rows, folder / f"corrected_{name}",
+        result.corrected = write_round_table(cal, number, rows, corrected,
                                              "corrected from this round's measurements", left_out)
         previous = result
+    if cal.report_only is not None:  # no table: the calibration has not ended
+        outcome.files = write_report(cal, outcome, command, cal.out / INTERIM_FOLDER)
+        return outcome
     final = write_final_table(cal, outcome)
     files = [*write_report(cal, outcome, command), write_calibration_page(cal, outcome, command)]
     outcome.files = [final, *files] if final is not None else files

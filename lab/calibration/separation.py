@@ -35,7 +35,10 @@ def _score(cal: Calibration, stage: str, players: list[tuple[str, dict[str, Any]
     """Play (or resume) a head-to-head stage; the first player's score fraction and games."""
     folder = result.folder / folder_name
     play_stage(cal, stage, players, [players[0][0]], games, folder, stream)
-    scores = player_scores(decided_games([folder]), players[0][0])
+    decided = decided_games([folder])
+    if decided.empty:  # not begun (`tempo calibrate --report`) or no game decided
+        return 0.0, 0
+    scores = player_scores(decided, players[0][0])
     return (float(scores.mean()) if len(scores) else 0.0), len(scores)
 
 

@@ -30,14 +30,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="play (or resume) the anchor round robin and the [full_strength] "
                         "stage, print both tables and write anchors.csv: full strength's rating "
                         "on the anchors' scale, the range's top, before any level is played")
+    parser.add_argument("--report", action="store_true",
+                        help="play no game: fit the games the stages hold so far and write an "
+                        "interim report (report.md, calibration.png, levels.csv, anchors.csv) "
+                        "into the results folder's interim/; the stores are only read, so it "
+                        "can run beside the calibration itself")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """0: the final table passed (with --anchors-only or --full-strength: those stages are
-    rated); 1: it did not (or a stage failed); 2: invalid input."""
+    rated; with --report: the interim report is written); 1: it did not (or a stage failed);
+    2: invalid input."""
     from lab.calibration import CalibrationError, load_calibration, run_calibration
     from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.config import ReportOnly
     from lab.calibration.full_strength import full_strength_lines, rate_full_strength
     from lab.calibration.report import write_anchor_table
     from lab.experiment import ExperimentError
@@ -53,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
             if args.concurrency < 1:
                 raise CalibrationError("--concurrency must be at least 1")
             cal.concurrency = args.concurrency
-        if args.anchors_only and args.full_strength:
-            raise CalibrationError("give --anchors-only or --full-strength, not both")
+        if args.anchors_only + args.full_strength + args.report > 1:
+            raise CalibrationError("give one of --anchors-only, --full-strength and --report")
+        if args.report:
+            cal.report_only = ReportOnly()
         if args.anchors_only and not cal.anchor_games:
             raise CalibrationError(f"{cal.source}: --anchors-only needs an "
                                    "[anchor_round_robin] with games")
@@ -80,5 +89,8 @@ def run(args: argparse.Namespace) -> int:
     for path in outcome.files:
         print(path)
     report = next(p for p in outcome.files if p.name == "report.md")
+    if args.report:
+        print(f"interim report (no game played): see {report}")
+        return 0
     print(f"calibration {'PASSED' if outcome.passed else 'did not pass'}: see {report}")
     return 0 if outcome.passed else 1

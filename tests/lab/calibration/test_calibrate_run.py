@@ -7,6 +7,7 @@ import io
 import math
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -729,7 +730,8 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert "full" in opponents and len(games) == 2 * (len(opponents) - 1)
     assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
                  "--anchors-only"]) == 2
-    assert "not both" in capsys.readouterr().err
+    assert "give one of --anchors-only, --full-strength and --report" in capsys.readouterr().err
+    assert main(["calibrate", str(path), "--out", str(out), "--report", "--anchors-only"]) == 2
     assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--full-strength"]) == 2
     assert "--full-strength needs a [full_strength]" in capsys.readouterr().err
 
@@ -838,3 +840,54 @@ def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     kept = stage_root(cal, 2, table) / "parameters.csv"
     assert pd.read_csv(kept).set_index("Elo").loc[1650, "NPS"] == 1900000
     assert cal.level_options(1650, table=table)["EloTable"] == str(table)
+
+
+@needs_stockfish
+def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, capsys):
+    from lab.cli import main
+
+    empty = tmp_path / "empty"
+    text = TINY.replace("[levels]", "[anchor_round_robin]\ngames = 2\n\n[levels]")
+    assert main(["calibrate", str(write(tmp_path, text, "rr.toml")), "--out", str(empty),
+                 "--report"]) == 0  # before any game: the declared anchors, no stage
+    assert [p.name for p in empty.iterdir()] == ["interim"]
+    report = (empty / "interim" / "report.md").read_text()
+    assert "0 of the 2 games planned" in report and "| anchors | 0 | 2 |" in report
+
+    folder = tmp_path / "out"
+    args = ["calibrate", str(write(tmp_path, TINY)), "--out", str(folder)]
+
+    def files() -> dict[Path, int]:
+        """Every file outside interim/ and its modification time; not SQLite's shared-memory
+        index (-shm), which every reader of a WAL store maps and marks."""
+        return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()
+                and "interim" not in p.parts and not p.name.endswith("-shm")}
+
+    main(args)  # the calibration itself: 2 levels x 6 anchor games, one ladder pair of 6
+    written = files()
+    capsys.readouterr()
+    assert main([*args, "--report"]) == 0
+    printed = capsys.readouterr().out
+    assert "r1-ladder-L1400-L1800: L1400 vs L1800, 6 of 6 games played (report only" in printed
+    assert files() == written  # it wrote nothing else
+    interim = folder / "interim"
+    pd.testing.assert_frame_equal(pd.read_csv(interim / "levels.csv"),
+                                  pd.read_csv(folder / "levels.csv"))
+    report = (interim / "report.md").read_text()
+    assert "18 of the 18 games planned" in report and "| r1-p2-L1800 | 6 | 6 |" in report
+    assert "the calibration has not ended, so no table is written" in report
+
+    shutil.rmtree(folder / "round1" / "ladder")  # as if the ladder had not begun
+    assert main([*args, "--report"]) == 0
+    assert not (folder / "round1" / "ladder").exists()  # reading never creates a stage
+    report = (interim / "report.md").read_text()
+    assert "12 of the 18 games planned" in report and "| r1-ladder-L1400-L1800 | 0 | 6 |" in report
+    assert list(pd.read_csv(interim / "levels.csv")["games"]) == [6, 6]
+
+    changed = write(tmp_path, TINY.replace('"Skill Level" = 3, Threads = 1, Hash = 16',
+                                           '"Skill Level" = 3, Threads = 1, Hash = 32'))
+    capsys.readouterr()
+    assert main(["calibrate", str(changed), "--out", str(folder), "--report"]) == 2
+    error = capsys.readouterr().err
+    assert "round1/pass2/L1800: holds games played with other settings" in error
+    assert "Hash: 16 -> 32" in error
