@@ -9,7 +9,8 @@ context and result:
 * `UCI_Elo` outside the declared range (`engine.strength.range`) is refused with an
   `info string error` naming the range; the previous value stays; the top of the range is the
   engine's measured full strength, so `UCI_Elo` at the top plays unlimited;
-* parameters: the loaded `EloTable`'s row for `UCI_Elo`, else the formulas at
+* parameters: the `EloTable`'s row for `UCI_Elo` (by default the calibrated table shipped with
+  the engine, `engine.strength.calibrated`), or with `EloTable` empty the formulas at
   `formula_elo(UCI_Elo)`, the declared range mapped onto MadChess's (`engine.strength.range`);
 * evaluation: knowledge fractions and distorted material (§1.5, §1.6), a new `Evaluator` built
   when an option (or the evaluation's weights) changes, not per move;
@@ -61,6 +62,7 @@ from engine.strength import (
     draw_budget,
     dump_lines,
     formula_elo,
+    load_elo_table,
     params_for_elo,
     refusal,
     rescaled_nps,
@@ -189,7 +191,7 @@ class StrengthLimiter:
 
     def __init__(self, options: Options) -> None:
         self.options = options
-        self.table: EloTable | None = None
+        self.table: EloTable | None = load_elo_table(options["EloTable"])
         self.params: StrengthParams = self._compute_params()
         self.evaluator = Evaluator()
         self.stream = GameStream(options["Seed"])
@@ -232,7 +234,7 @@ class StrengthLimiter:
             name, parsed = self.options.parse(name, value)
         if name == "EloTable":
             try:
-                self.table = EloTable.load(parsed) if parsed else None
+                self.table = load_elo_table(parsed)
             except EloTableError as error:
                 return [f"info string error: {error}"]
         self.options.set(name, parsed)

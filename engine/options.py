@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.strength.calibrated import CALIBRATED
 from engine.strength.range import FULL_STRENGTH_ELO, LADDER_MIN_ELO, UCI_ELO_DEFAULT
 
 DEFAULT_TIME_MANAGER = "smooth"
@@ -89,7 +90,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("UCI_Elo", "spin", UCI_ELO_DEFAULT, LADDER_MIN_ELO, FULL_STRENGTH_ELO),
     # Node budgets make a level the same on every machine; the wall-clock throttle is MadChess's.
     Option("LimitMode", "combo", "nodes", choices=("nodes", "nps")),
-    Option("EloTable", "string", ""),
+    # The calibrated table shipped with the engine; empty: MadChess's formulas; else a file.
+    Option("EloTable", "string", CALIBRATED),
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Telemetry", "check", True),
     Option("ValueScale", "spin", 400, 50, 4000),

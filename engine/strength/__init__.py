@@ -1,7 +1,8 @@
 """Strength limiting after MadChess's UCI_LimitStrength (MadChess "The UCI_LimitStrength
 Algorithm").
 
-Pure parts only: the parameters for an Elo (`params`), a calibrated table (`table`), the
+Pure parts only: the parameters for an Elo (`params`), a calibrated table (`table`) and the
+one shipped with the engine, `EloTable`'s default (`calibrated`), the
 `debug on` dump (`dump`), the move choice with errors (`choice`) and the NPS throttle and node
 budget arithmetic on our engine's scale (`throttle`), the declared `UCI_Elo` range
 (`range`). The UCI layer and the search call them; nothing here reads a
@@ -10,6 +11,7 @@ clock, sleeps or starts a thread.
 
 from __future__ import annotations
 
+from engine.strength.calibrated import CALIBRATED, SHIPPED_TABLE, load_elo_table
 from engine.strength.choice import DECISIVE_CP, MoveChoice, choose_move, draw_budget
 from engine.strength.dump import dump_lines
 from engine.strength.params import (
@@ -36,11 +38,13 @@ from engine.strength.throttle import (
 )
 
 __all__ = [
+    "CALIBRATED",
     "DECISIVE_CP",
     "ELO_MAX",
     "ELO_MIN",
     "FULL_STRENGTH_ELO",
     "LADDER_MIN_ELO",
+    "SHIPPED_TABLE",
     "SLEEP_SLICE_S",
     "TERMS",
     "UCI_ELO_DEFAULT",
@@ -55,6 +59,7 @@ __all__ = [
     "draw_budget",
     "dump_lines",
     "formula_elo",
+    "load_elo_table",
     "params_for_elo",
     "refusal",
     "rescaled_nps",

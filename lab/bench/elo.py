@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from lab.bench.engine import INTERPRETERS, BenchError, run_engine_bench
-from lab.calibration.probe import ProbeError
+from lab.calibration.probe import ProbeError, option_text
 from lab.experiment import BUILTIN_ENGINES, DEFAULT_BOOK, Experiment, ExperimentError, load_book_for
 from lab.experiment_file import parse_experiment
 from lab.records import EngineSpec
@@ -132,9 +132,9 @@ def probe_spec() -> EngineSpec:
 
 
 class LimitProbe:
-    """One engine process with `debug on` and UCI_LimitStrength, answering "which NPS limit at
-    this Elo" from the parameter dump each `setoption name UCI_Elo` prints (the format of
-    lab.calibration.probe); one process for all the probes a bisection needs."""
+    """One engine process with the spec's options, `debug on` and UCI_LimitStrength, answering
+    "which NPS limit at this Elo" from the parameter dump each `setoption name UCI_Elo` prints
+    (the format of lab.calibration.probe); one process for all the probes a bisection needs."""
 
     def __init__(self, spec: EngineSpec | None = None) -> None:
         spec = spec or probe_spec()
@@ -142,7 +142,9 @@ class LimitProbe:
         self.process = subprocess.Popen(
             spec.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, cwd=spec.cwd, env={**os.environ, **spec.env})
-        lines = self.converse(["uci", "debug on", "setoption name UCI_LimitStrength value true"])
+        lines = self.converse(["uci", *(f"setoption name {k} value {option_text(v)}"
+                                         for k, v in spec.options.items()),
+                               "debug on", "setoption name UCI_LimitStrength value true"])
         declared = next((m for m in map(_ELO_OPTION.search, lines) if m), None)
         if declared is None:
             self.close()

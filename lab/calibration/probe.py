@@ -54,7 +54,8 @@ class ProbeResult:
                 or "error:" in s.lower()]
 
 
-def _option_text(value: Any) -> str:
+def option_text(value: Any) -> str:
+    """An option's value as `setoption` writes it (UCI's true/false for a check)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -101,7 +102,7 @@ def converse(spec: EngineSpec, lines: Iterable[str], until: str = "bestmove",
 def probe_level(spec: EngineSpec, options: dict[str, Any], timeout: float = 60.0) -> ProbeResult:
     """Set `options` with `debug on`, search depth 1, and collect the dump and info strings."""
     lines = ["uci", "debug on"]
-    lines += [f"setoption name {k} value {_option_text(v)}" for k, v in options.items()]
+    lines += [f"setoption name {k} value {option_text(v)}" for k, v in options.items()]
     lines += ["isready", "ucinewgame", "position startpos", "go depth 1"]
     result = ProbeResult()
     for line in converse(spec, lines, "bestmove", timeout):

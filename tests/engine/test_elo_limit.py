@@ -27,7 +27,10 @@ from tests.engine.test_limiter import formula_table
 from tests.engine.test_strength import SEED_DUMP_600, SEED_DUMP_1075
 
 STOCKFISH = "/usr/games/stockfish"
-LIMIT = ["debug on", "setoption name UCI_LimitStrength value true"]
+#: MadChess's formulas rather than the calibrated table the engine loads by default: these tests
+#: check the formulas' levels, whose figures come from the seed and the reference.
+FORMULAS = "setoption name EloTable value <empty>"
+LIMIT = [FORMULAS, "debug on", "setoption name UCI_LimitStrength value true"]
 THROTTLE = [*LIMIT, "setoption name LimitMode value nps"]
 
 
@@ -58,11 +61,22 @@ def test_debug_dump_matches_the_seed_at_600_and_1075(raw, tmp_path):
     # The seed's own session: debug on, uci_limitstrength, uci_elo (lower case, as typed there).
     # 600, the range's bottom, is the formulas' 600; the seed's 1075 is played through a table
     # holding the formulas' own rows, where UCI_Elo is the table's Elo.
-    converse(raw, ["debug on", "setoption name uci_limitstrength value true"])
+    converse(raw, [FORMULAS, "debug on", "setoption name uci_limitstrength value true"])
     assert strings(converse(raw, ["setoption name uci_elo value 600"]))[:21] == SEED_DUMP_600
     table = formula_table(tmp_path / "formulas.csv")
     converse(raw, [f"setoption name EloTable value {table}"])
     assert strings(converse(raw, ["setoption name UCI_Elo value 1075"]))[:21] == SEED_DUMP_1075
+
+
+def test_by_default_uci_elo_plays_the_calibrated_table_shipped_with_the_engine(raw):
+    said = converse(raw, ["uci"])
+    assert "option name EloTable type string default <calibrated>" in said
+    converse(raw, ["debug on", "setoption name UCI_LimitStrength value true"])
+    dump = strings(converse(raw, ["setoption name UCI_Elo value 650"]))
+    assert dump[1].startswith("NPS = 3734, MoveError = 34,")  # its row at 650
+    assert not any("formulas" in line for line in dump)
+    dump = strings(converse(raw, ["setoption name EloTable value <empty>"]))
+    assert dump[-1].startswith("UCI_Elo 650 plays the formulas' ELO 693 ")
 
 
 def test_without_a_table_uci_elo_plays_the_formulas_at_its_place_in_the_range(raw):
@@ -288,7 +302,7 @@ def test_low_elo_errs_in_real_play_but_never_beyond_its_budget():
     params = params_for_elo(600)
     epd = (REPO / "experiments" / "books" / "openings_8ply.epd").read_text().splitlines()
     process = raw_engine()
-    converse(process, ["uci", "setoption name UCI_LimitStrength value true",
+    converse(process, ["uci", FORMULAS, "setoption name UCI_LimitStrength value true",
                        "setoption name UCI_Elo value 600", "setoption name LimitMode value nodes",
                        "setoption name Seed value 5", "ucinewgame"])
     other = 0

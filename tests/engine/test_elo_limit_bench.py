@@ -3,16 +3,30 @@ saturation Elos found from the engine's own dumps, and a tiny ladder end to end.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
-from engine.strength import FULL_STRENGTH_ELO, formula_elo, params_for_elo
+from engine.strength import (
+    CALIBRATED,
+    FULL_STRENGTH_ELO,
+    formula_elo,
+    load_elo_table,
+    params_for_elo,
+)
 from engine.strength.range import LADDER_MIN_ELO
 from engine.strength.throttle import rescaled_nps
-from lab.bench.elo import LimitProbe, nodes_per_move, parse_levels, saturation_elo, score_matrix
+from lab.bench.elo import (
+    LimitProbe,
+    nodes_per_move,
+    parse_levels,
+    probe_spec,
+    saturation_elo,
+    score_matrix,
+)
 from tests.engine.conftest import REPO
 
 
@@ -40,9 +54,15 @@ def test_saturation_is_the_lowest_elo_whose_limit_is_reached():
     assert saturation_elo(12191, limit, (600, 1720)) is None  # 1720 is full strength
 
 
+def formulas() -> LimitProbe:
+    """A probe of the levels MadChess's formulas give (`EloTable` empty), whose figures the
+    reference states, rather than the calibrated table the engine loads by default."""
+    return LimitProbe(dataclasses.replace(probe_spec(), options={"EloTable": ""}))
+
+
 def test_saturation_from_the_engines_dumps():
     # UCI_Elo 1140 plays the formulas' 1600 (125,500 NPS) and 1139 their 1598 (reference §0).
-    with LimitProbe() as probe:
+    with formulas() as probe:
         assert probe.elo_range == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
         assert probe.nps(1140) == params_for_elo(1600).nps == 125_500
         assert probe.nps(1139) == params_for_elo(1598).nps < 125_500
@@ -54,7 +74,7 @@ def test_saturation_from_the_engines_dumps():
 def test_each_levels_effort_is_the_engines_own():
     """The dump's node budget, depth cap and throttle NPS are what the engine plays with, and
     the node budgets' saturation Elo is the lowest level whose budget reaches a node count."""
-    with LimitProbe() as probe:
+    with formulas() as probe:
         for elo in (700, 1200, 1600):
             effort = probe.effort(elo)
             params = params_for_elo(formula_elo(elo))
@@ -95,7 +115,7 @@ def test_tiny_ladder_end_to_end(tmp_path):
     limit_row = next(line for line in lines if line.startswith("L800 ") and "/" not in line)
     with LimitProbe() as probe:
         effort = probe.effort(800)
-    nps = params_for_elo(formula_elo(800)).nps  # UCI_Elo 800 plays the formulas' 970
+    nps = load_elo_table(CALIBRATED).params_for_elo(800).nps  # the engine's default table
     assert limit_row.split()[1:5] == [str(nps), str(effort.nodes), str(effort.depth_cap),
                                       str(effort.throttle_nps)]
     assert any(line.startswith("LimitMode nodes (played here): full strength searched a median")

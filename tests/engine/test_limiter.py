@@ -46,14 +46,16 @@ SEED_1075_HEAD = [
 
 
 def limiter(**options) -> StrengthLimiter:
+    """A limiter with `options` set in order, playing MadChess's formulas (`EloTable` empty)
+    unless the options name a table: most tests here check the formulas' levels."""
     strength = StrengthLimiter(Options())
-    for name, value in options.items():
+    for name, value in {"EloTable": "", **options}.items():
         strength.set_option(name, value)
     return strength
 
 
 def test_debug_dump_follows_each_strength_option_only_when_limited():
-    strength = StrengthLimiter(Options())
+    strength = limiter()
     assert strength.set_option("UCI_Elo", "1075", debug=True) == []  # limit still off
     lines = strength.set_option("uci_limitstrength", "true", debug=True)
     assert formula_elo(1075) == 1480  # 600 + 475/1080 x 2000 = 1479.6

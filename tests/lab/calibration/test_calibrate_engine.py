@@ -22,7 +22,8 @@ from lab.records import EngineSpec
 
 BOOK = Path(__file__).resolve().parents[3] / "experiments" / "books" / "openings_8ply.epd"
 TEMPO = EngineSpec("tempo", list(BUILTIN_ENGINES["tempo"]))
-LIMIT = {"UCI_LimitStrength": True}
+#: The limit on, playing MadChess's formulas (`EloTable` empty) unless a test names a table.
+LIMIT = {"EloTable": "", "UCI_LimitStrength": True}
 
 
 @pytest.fixture(scope="module", autouse=True)
