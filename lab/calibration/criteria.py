@@ -93,7 +93,8 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
         levels.append(level)
     verdict = Verdict(levels)
     judged = [lv for lv in levels if not lv.extrapolated and math.isfinite(lv.measured)]
-    failing = [f"{lv.nominal:.0f}" for lv in levels if not lv.extrapolated and not lv.passed]
+    failing = [f"{lv.nominal:.0f} ({_error_text(lv)})" for lv in levels
+               if not lv.extrapolated and not lv.passed]
     verdict.lines.append((
         "A per-level accuracy", not failing and bool(judged),
         f"|error| <= {t.level_error:.0f} and 95% half-width <= {t.level_halfwidth:.0f}; "
@@ -137,6 +138,13 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
     return verdict
 
 
+def _error_text(level: LevelResult) -> str:
+    """A level's error and 95 % half-width as A judges them: "-51 ± 58", or "no measurement"."""
+    if not (math.isfinite(level.measured) and math.isfinite(level.halfwidth)):
+        return "no measurement"
+    return f"{level.error:+.0f} ± {level.halfwidth:.0f}"
+
+
 def head_to_head(gap: float, score: float, games: int, min_games: int = 400,
                  tolerance: float = 5.0) -> tuple[float, str]:
     """The §5 (D) cross-check of two levels `gap` nominal Elo apart that met directly.
@@ -167,6 +175,11 @@ class Measurement:
         return self.halfwidth / Z95
 
 
+def _elo_text(measurement: Measurement) -> str:
+    """A measurement's Elo, or "no measurement" (no games, only a bound, not tied)."""
+    return f"{measurement.elo:.0f}" if math.isfinite(measurement.elo) else "no measurement"
+
+
 def agree(a: Measurement, b: Measurement, k: float = 2.0) -> bool:
     """Whether two independent measurements agree: |a − b| <= k x SE of the difference,
     SE = sqrt(SE_a² + SE_b²) (both finite; a missing one never agrees)."""
@@ -180,7 +193,7 @@ def replication_line(nominal: Sequence[float], first: Sequence[Measurement],
                      second: Sequence[Measurement], k: float = 2.0) -> tuple[str, bool, str]:
     """(R): every level's two independent measurements (for example the two halves of its game
     pairs, fitted apart) agree within `k` standard errors; a level that does not, does not count."""
-    failing = [f"{n:.0f} ({a.elo:.0f} vs {b.elo:.0f})"
+    failing = [f"{n:.0f} ({_elo_text(a)} vs {_elo_text(b)})"
                for n, a, b in zip(nominal, first, second, strict=True) if not agree(a, b, k)]
     return ("R replicated", not failing and bool(nominal),
             f"two independent measurements within {k:g} SE; "
@@ -222,7 +235,7 @@ def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]
     if not checks:
         return ("F robustness", False,
                 "no robustness runs (half/double TC, another Seed, another load)")
-    failing = [f"{variant} at {level:.0f}: {b.elo:.0f} vs {a.elo:.0f}"
+    failing = [f"{variant} at {level:.0f}: {_elo_text(b)} vs {_elo_text(a)}"
                for variant, level, a, b in checks if not agree(a, b, k)]
     return ("F robustness", not failing,
             f"variants within {k:g} SE of the level's measurement; "

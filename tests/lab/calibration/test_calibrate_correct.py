@@ -152,9 +152,10 @@ def test_criteria_fail_each_for_its_own_reason():
     lines = dict((name, ok) for name, ok, _ in judge(
         nominal, [1460, 1600, 1800, 2000], [30] * 4, (1320, 2204)).lines)
     assert not lines["A per-level accuracy"] and lines["B bias"] and lines["C slope"]
-    lines = dict((name, ok) for name, ok, _ in judge(
-        nominal, [1400, 1600, 1800, 2000], [30, 45, 30, 30], (1320, 2204)).lines)
-    assert not lines["A per-level accuracy"]  # interval too wide
+    verdict = judge(nominal, [1400, 1600, 1800, math.nan], [30, 45, 30, math.nan], (1320, 2204))
+    name, ok, detail = verdict.lines[0]
+    assert name == "A per-level accuracy" and not ok  # an interval too wide, a level unmeasured
+    assert detail.endswith("failing: 1600 (+0 ± 45), 2000 (no measurement)")
     compressed = judge(nominal, [1500, 1600, 1700, 1800], [20] * 4, (1320, 2204))
     lines = dict((name, ok) for name, ok, _ in compressed.lines)
     assert compressed.slope == pytest.approx(0.5) and not lines["C slope"]
@@ -233,6 +234,8 @@ def test_replication_transitivity_and_robustness_lines():
               ("seed-7", 900.0, m(900, 40), m(1100, 40))]
     name, ok, detail = robustness_line(checks)
     assert not ok and "seed-7 at 900: 1100 vs 900" in detail and "tc-5" not in detail
+    unplayed = robustness_line([("load-1", 900.0, m(900, 40), m(math.nan, math.nan))])
+    assert not unplayed[1] and "load-1 at 900: no measurement vs 900" in unplayed[2]
     assert robustness_line(checks[:1])[1] and not robustness_line([])[1]
 
 
