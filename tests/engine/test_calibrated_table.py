@@ -23,9 +23,8 @@ from engine.strength import (
 )
 from tests.engine.conftest import REPO
 
-#: Where the shipped table comes from: round 1's correction of the final calibration, which
-#: round 2 measures (results/calibration/README.md); the final table replaces it when the
-#: calibration ends.
+#: Where the shipped table comes from: round 1's correction of the final calibration, the table
+#: its round 2 measured (results/calibration/README.md); round 2's own correction is not played.
 SOURCE = REPO / "results" / "calibration" / "final" / "round1" / "corrected_elo_table.csv"
 
 
