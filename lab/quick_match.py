@@ -39,13 +39,23 @@ def _option_value(text: str) -> str | int | bool:
         return text.strip()
 
 
+def _given_name(word: str, name: str) -> str:
+    """A `name=` value, refused when empty or when it could not be a folder name."""
+    if not name or UNSAFE_NAME_CHARACTERS.search(name) or name in (".", ".."):
+        raise ExperimentError(f"engine {word!r}: name={name!r} must be non-empty and use only "
+                              "letters, digits and . _ = + , -")
+    return name
+
+
 def engine_table(word: str, defined: Collection[str] = ()) -> dict[str, Any]:
     """An `[[engines]]` table from a command-line word.
 
     A name in `defined` (an engines file's) is that engine; `tempo` is our engine; anything
     else is a program (a name on PATH, in /usr/games, or a path),
     `xboard=PROGRAM` for an XBoard engine. Options follow a colon, comma-separated:
-    `tempo:TimeManager=fraction`, `stockfish:Skill Level=3,Threads=1`.
+    `tempo:TimeManager=fraction`, `stockfish:Skill Level=3,Threads=1`. `name=NAME` among them
+    names the engine, as cutechess's and fastchess's `name=` do (without it the name is made up
+    from the program and its options).
     """
     head, _, tail = word.partition(":")
     table: dict[str, Any] = {}
@@ -67,6 +77,9 @@ def engine_table(word: str, defined: Collection[str] = ()) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep:
             raise ExperimentError(f"engine {word!r}: option {item!r} needs NAME=VALUE")
+        if key.strip() == "name":
+            table["name"] = _given_name(word, value.strip())
+            continue
         options[key.strip()] = _option_value(value)
     if options:
         table["options"] = options
@@ -98,6 +111,8 @@ def quick_experiment(words: list[str], tc: str, games: int, name: str | None = N
     tables = [engine_table(word, defined) for word in words]
     seen: dict[str, int] = {}
     for table, word in zip(tables, words, strict=True):
+        if "name" in table:
+            continue
         base = table.get("conf") or table.get("builtin") or Path(table["cmd"][0]).stem
         base = f"{base}-{word.partition(':')[2]}" if ":" in word else base
         base = UNSAFE_NAME_CHARACTERS.sub("_", base)

@@ -14,7 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Play ENGINE1 against ENGINE2 with paired openings. An engine is 'tempo' "
         "(ours), a program (stockfish, /path/to/engine), xboard=PROGRAM or a name defined in "
         "--engines FILE; options follow a colon: tempo:TimeManager=fraction, "
-        "'stockfish:Skill Level=3'.")
+        "'stockfish:Skill Level=3'; name=NAME among them names the engine "
+        "(tempo:name=L1400,UCI_LimitStrength=true,UCI_Elo=1400).")
     parser.add_argument("engines", nargs=2, metavar="ENGINE")
     parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
     parser.add_argument("--games", type=positive_int, default=20,

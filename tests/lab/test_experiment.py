@@ -284,6 +284,19 @@ def test_quick_match_words():
         quick_experiment(["stockfish", "stockfish"], "1+0.01", 3)
 
 
+def test_quick_match_name_key_names_an_engine_as_cutechess_does():
+    exp = quick_experiment(["tempo:name=L1400,UCI_LimitStrength=true,UCI_Elo=1400",
+                            "stockfish:Skill Level=2,name=sf2"], "1+0.01", 2)
+    assert [e.name for e in exp.engines] == ["L1400", "sf2"]
+    assert exp.name == "match-L1400-vs-sf2" and exp.challengers == ["L1400"]
+    assert exp.engines[0].options["UCI_Elo"] == 1400 and "name" not in exp.engines[0].options
+    assert exp.engines[1].options == {"Skill Level": 2}
+    with pytest.raises(ExperimentError, match=r"engine 'tempo:name=a/b': name='a/b' must be"):
+        quick_experiment(["tempo:name=a/b", "stockfish"], "1+0.01", 2)
+    with pytest.raises(ExperimentError, match="names must be unique: x used twice"):
+        quick_experiment(["tempo:name=x", "stockfish:name=x"], "1+0.01", 2)
+
+
 def test_quick_match_uses_the_shipped_book_by_default():
     exp = quick_experiment(["stockfish", "stockfish"], "1+0.01", 2)
     assert Path(exp.openings.file) == BOOK.resolve() and exp.openings.order == "random"
