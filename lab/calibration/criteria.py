@@ -200,6 +200,15 @@ def replication_line(nominal: Sequence[float], first: Sequence[Measurement],
             + (f"disagreeing: {', '.join(failing)}" if failing else f"{len(nominal)} levels agree"))
 
 
+def _listing(failing: Sequence[str], passing: Sequence[str]) -> str:
+    """Every figure of a criterion, the failing ones first, so a report shows what passed as
+    well as what did not."""
+    parts = [f"failing: {'; '.join(failing)}"] if failing else []
+    if passing:
+        parts.append(f"passing: {'; '.join(passing)}")
+    return "; ".join(parts)
+
+
 def score_se(score: float, games: int) -> float:
     """Standard error of a score fraction over `games` games (binomial, draws counted as half
     points: conservative, draws lower the real variance; reference harness_and_stats.md)."""
@@ -214,18 +223,20 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
     (propagated through the logistic's slope)."""
     if not pairs:
         return "E transitivity", False, "no adjacent levels played each other"
-    failing = []
+    failing, passing = [], []
     for name, weak, strong, score, games in pairs:
         diff = strong.elo - weak.elo
         predicted = 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
         slope = math.log(10) / 400.0 * predicted * (1.0 - predicted)
         rating_se = slope * math.hypot(weak.se, strong.se) if math.isfinite(diff) else math.inf
         se = math.hypot(score_se(score, games), rating_se)
-        if not (math.isfinite(predicted) and abs(score - predicted) <= k * se):
-            failing.append(f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted")
+        ok = math.isfinite(predicted) and abs(score - predicted) <= k * se
+        (passing if ok else failing).append(
+            f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
+            f"(± {100 * k * se:.1f}, {games} games)")
     return ("E transitivity", not failing,
             f"adjacent levels' scores within {k:g} SE of their ratings' prediction; "
-            + (f"failing: {'; '.join(failing)}" if failing else f"{len(pairs)} pairs agree"))
+            + _listing(failing, passing))
 
 
 def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]],
@@ -235,11 +246,12 @@ def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]
     if not checks:
         return ("F robustness", False,
                 "no robustness runs (half/double TC, another Seed, another load)")
-    failing = [f"{variant} at {level:.0f}: {_elo_text(b)} vs {_elo_text(a)}"
-               for variant, level, a, b in checks if not agree(a, b, k)]
+    failing, passing = [], []
+    for variant, level, a, b in checks:
+        (passing if agree(a, b, k) else failing).append(
+            f"{variant} at {level:.0f}: {_elo_text(b)} vs {_elo_text(a)}")
     return ("F robustness", not failing,
-            f"variants within {k:g} SE of the level's measurement; "
-            + (f"failing: {'; '.join(failing)}" if failing else f"{len(checks)} checks agree"))
+            f"variants within {k:g} SE of the level's measurement; " + _listing(failing, passing))
 
 
 def spread_line(pairs: Sequence[tuple[str, float, int]], gap: float,
@@ -250,13 +262,12 @@ def spread_line(pairs: Sequence[tuple[str, float, int]], gap: float,
     name = f"S {gap:g}-Elo pairs"
     if not pairs:
         return name, False, f"no two levels {gap:g} nominal Elo apart played each other"
-    failing = [f"{pair}: {100 * score:.1f} % in {games}" for pair, score, games in pairs
-               if not (games and score >= min_score)]
+    failing, passing = [], []
+    for pair, score, games in pairs:
+        (passing if games and score >= min_score else failing).append(
+            f"{pair}: {100 * score:.1f} % in {games}")
     return (name, not failing,
-            f"the stronger scores >= {100 * min_score:.0f} %; "
-            + (f"failing: {'; '.join(failing)}" if failing
-               else ", ".join(f"{pair} {100 * score:.1f} % in {games}"
-                              for pair, score, games in pairs)))
+            f"the stronger scores >= {100 * min_score:.0f} %; " + _listing(failing, passing))
 
 
 def top_line(level: float, score: float, games: int,

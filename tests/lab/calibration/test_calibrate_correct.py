@@ -228,12 +228,18 @@ def test_replication_transitivity_and_robustness_lines():
     pairs = [("L1400-L1200", m(1200, 20), m(1400, 20), 0.75, 400)]
     assert transitivity_line(pairs)[1]
     name, ok, detail = transitivity_line([("L1400-L1200", m(1200, 20), m(1400, 20), 0.55, 400)])
-    assert not ok and "55.0 % vs 76.0 % predicted" in detail
+    assert not ok and "failing: L1400-L1200: 55.0 % vs 76.0 % predicted" in detail
+    # every pair is listed, the passing ones too, each with its tolerance and games
+    name, ok, detail = transitivity_line(pairs + [("L1600-L1400", m(1400, 20), m(1600, 20),
+                                                   0.55, 400)])
+    assert not ok and detail.index("failing: L1600-L1400") < detail.index("passing: L1400-L1200")
+    assert "L1400-L1200: 75.0 % vs 76.0 % predicted (± " in detail and "400 games)" in detail
     assert not transitivity_line([])[1]  # no ladder: nothing shows the levels are transitive
     checks = [("tc-5+0.05", 900.0, m(900, 40), m(950, 40)),
               ("seed-7", 900.0, m(900, 40), m(1100, 40))]
     name, ok, detail = robustness_line(checks)
-    assert not ok and "seed-7 at 900: 1100 vs 900" in detail and "tc-5" not in detail
+    assert not ok and "failing: seed-7 at 900: 1100 vs 900" in detail
+    assert "passing: tc-5+0.05 at 900: 950 vs 900" in detail  # what passed is shown as well
     unplayed = robustness_line([("load-1", 900.0, m(900, 40), m(math.nan, math.nan))])
     assert not unplayed[1] and "load-1 at 900: no measurement vs 900" in unplayed[2]
     assert robustness_line(checks[:1])[1] and not robustness_line([])[1]
@@ -246,9 +252,10 @@ def test_spread_and_top_lines_judge_issue_18s_match_targets():
     name, ok, detail = spread_line([("L1100-L700", 0.85, 100), ("L1300-L900", 0.845, 100)],
                                    400, 0.85)
     assert name == "S 400-Elo pairs" and not ok
-    assert "L1300-L900: 84.5 % in 100" in detail and "L1100-L700" not in detail
+    assert "failing: L1300-L900: 84.5 % in 100" in detail
+    assert "passing: L1100-L700: 85.0 % in 100" in detail
     name, ok, detail = spread_line([("L1100-L700", 0.91, 100)], 400, 0.85)
-    assert ok and "L1100-L700 91.0 % in 100" in detail
+    assert ok and detail.endswith("passing: L1100-L700: 91.0 % in 100")
     assert not spread_line([], 400, 0.85)[1]  # no pair played: nothing shows the spread
     assert not spread_line([("L1100-L700", 0.0, 0)], 400, 0.85)[1]
     name, ok, detail = top_line(1700, 0.585, 100, (0.40, 0.60))

@@ -284,7 +284,7 @@ def test_robustness_variants_play_real_games_under_a_busy_load(tmp_path, monkeyp
     tables = {1400: dict(cal.engine, options=cal.level_options(1400))}
     name, _, detail = checks.robustness(cal, result, tables, io.StringIO())
     assert spinning == [[True], [False]]  # one busy process while the stage played, none after
-    assert name == "F robustness" and ("load-1 at 1400" in detail or "1 checks agree" in detail)
+    assert name == "F robustness" and "load-1 at 1400: " in detail
     with open_store(result.folder / "robustness" / "load-1" / "L1400") as store:
         assert store.game_count() == 2
 
