@@ -59,7 +59,8 @@ class FullStrength:
     """Full strength (the calibrated engine without its limit) rated against the anchors: the
     declared top of the range (NaN for an engine that declares none), the rating (NaN for a
     perfect score, whose Ordo bound is `bound`, '>1790'), its 95 % half-width, games, score (%)
-    and the anchors it played."""
+    and the anchors it played; `nps`, the median nodes per second it searched at (NaN when its
+    moves report none): full strength's rating holds at that speed only."""
 
     declared: float
     measured: float
@@ -68,6 +69,7 @@ class FullStrength:
     games: int
     score: float
     anchors: tuple[str, ...]
+    nps: float = math.nan
 
 
 @dataclass

@@ -320,14 +320,19 @@ def test_full_strength_is_rated_against_anchors_and_resumes(tmp_path):
     assert full.declared == TEMPO_ELO_RANGE[1] and full.anchors == ("sk3",) and full.games == 2
     with open_store(tmp_path / "out" / FOLDER) as store:
         games = store.games()
+        moves = store.moves(columns=["engine", "nps"])
     assert len(games) == 2 and set(games["white"]) == {"full", "sk3"}
     assert math.isfinite(full.measured) != bool(full.bound)  # a rating, or a perfect score's bound
+    ours = moves.loc[moves["engine"] == "full", "nps"].dropna()
+    assert len(ours) > 10 and full.nps == float(ours.median())
+    assert 0 < full.nps < moves.loc[moves["engine"] == "sk3", "nps"].median()  # ours, not sk3's
     name, ok, detail = full_strength_line(cal, full)
     assert name == "U range top is full strength"
     assert ok == (not full.bound and abs(full.measured - full.declared)
                   <= 2 * full.halfwidth / 1.959964)
     lines = full_strength_lines(cal, full)
     assert lines[0] == "## Full strength" and f"declares {TEMPO_ELO_RANGE[1]}" in "\n".join(lines)
+    assert f"median {full.nps / 1000:.1f}k nodes/s" in "\n".join(lines)
     assert any(line.startswith(("- PASS U", "- FAIL U")) for line in lines)
     assert rate_full_strength(cal, io.StringIO()) == full  # resumed: nothing replayed
     with open_store(tmp_path / "out" / FOLDER) as store:
