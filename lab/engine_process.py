@@ -184,6 +184,16 @@ class TimedUciProtocol(_TimedProtocol, chess.engine.UciProtocol):
         super().__init__()
         self._timing_init()
         self.ponder_limit: Callable[[float], chess.engine.Limit | None] | None = None
+        self.multipv: object | None = None
+        """The engine's `MultiPV` as the experiment gives it (None: the engine's default)."""
+
+    def _setoption(self, name: str, value: Any) -> None:
+        """python-chess sets `MultiPV` to the engine's default before every `go` of a game
+        (it manages the option for its own analysis); the experiment's value is sent instead,
+        as cutechess and fastchess pass `MultiPV` on like any other option."""
+        if name == "MultiPV" and self.multipv is not None:
+            value = self.multipv
+        super()._setoption(name, value)
 
     def for_library(self, line: str) -> str:
         """A `bestmove X ponder Y` without the ponder move when Y is not legal after X or ends
@@ -392,8 +402,9 @@ class EngineProcess:
                 known = ", ".join(sorted(protocol.options)) or "none"
                 raise EngineError(f"engine {spec.name!r} has no option {option!r} "
                                   f"(its options: {known})")
+        options = self._take_managed_options(spec.options)
         try:
-            await asyncio.wait_for(protocol.configure(spec.options), timeout)
+            await asyncio.wait_for(protocol.configure(options), timeout)
         except asyncio.TimeoutError:
             raise EngineError(f"engine {spec.name!r}: setting options timed out") from None
         except chess.engine.EngineError as err:
@@ -403,6 +414,27 @@ class EngineProcess:
             name=reported, author=protocol.id.get("author"), version=_version_of(reported),
             protocol=spec.protocol, options=_describe_options(protocol.options),
             path=self.identity.path)
+
+    def _take_managed_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options python-chess lets `configure` set. A UCI engine's `MultiPV` is kept by the
+        protocol and sent before every search; the other options python-chess manages are set by
+        the harness from the experiment, and naming them is an error that says where."""
+        rest = {}
+        for name, value in options.items():
+            if self.spec.protocol != "uci" or name.lower() not in chess.engine.MANAGED_OPTIONS:
+                rest[name] = value
+            elif name.lower() == "multipv":
+                try:
+                    self.protocol.multipv = self.protocol.options[name].parse(value)
+                except chess.engine.EngineError as err:
+                    raise EngineError(f"engine {self.spec.name!r}: bad option value: "
+                                      f"{err}") from err
+            else:
+                where = ("the engine's `ponder` key" if name.lower() == "ponder"
+                         else "the experiment's `variant`")
+                raise EngineError(f"engine {self.spec.name!r}: option {name!r} is set by the "
+                                  f"harness; use {where}")
+        return rest
 
     def plays_chess960(self) -> bool:
         """Whether the engine declared Chess960 in its handshake: a UCI `UCI_Chess960` option

@@ -130,6 +130,29 @@ def test_measured_time_matches_the_engines_own_time(instant, stockfish) -> None:
     assert abs(statistics.median(diffs)) < 25 and max(abs(d) for d in diffs) < 250
 
 
+def test_an_engine_plays_with_the_multipv_it_is_given(stockfish) -> None:
+    """python-chess resets `MultiPV` to the default before each `go` of a game; the harness
+    sends the experiment's value instead (as cutechess does), so Stockfish searches three lines
+    at every move, and the move, score and PV recorded are those of the first."""
+    with EnginePool() as pool:
+        moves = pool.run(_searches(stockfish("sf", MultiPV=3), 3, chess.engine.Limit(depth=8)))
+    for outcome, board in moves:
+        assert any(" multipv 3 " in line for line in outcome.lines)
+        search = parse_search_lines(outcome.lines, board)
+        assert search.pv and search.pv.split()[0] == outcome.move.uci()
+
+
+def test_options_the_harness_sets_are_refused_with_where_to_set_them(stockfish) -> None:
+    with pytest.raises(EngineError, match=r"engine 'sf': option 'Ponder' is set by the harness; "
+                                          r"use the engine's `ponder` key"):
+        probe_engine(stockfish("sf", Ponder=True))
+    with pytest.raises(EngineError, match=r"engine 'sf': option 'UCI_Chess960' is set by the "
+                                          r"harness; use the experiment's `variant`"):
+        probe_engine(stockfish("sf", UCI_Chess960=True))
+    with pytest.raises(EngineError, match=r"engine 'sf': bad option value.*MultiPV"):
+        probe_engine(stockfish("sf", MultiPV=1000))
+
+
 @pytest.mark.parametrize(("fault", "status"), [
     ("crash", "crashed"), ("hang", "stalled"), ("illegal", "illegal"), ("malformed", "illegal"),
 ])
