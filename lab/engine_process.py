@@ -402,7 +402,7 @@ class EngineProcess:
                 known = ", ".join(sorted(protocol.options)) or "none"
                 raise EngineError(f"engine {spec.name!r} has no option {option!r} "
                                   f"(its options: {known})")
-        options = self._take_managed_options(spec.options)
+        options = self._configurable_options(spec.options)
         try:
             await asyncio.wait_for(protocol.configure(options), timeout)
         except asyncio.TimeoutError:
@@ -415,7 +415,7 @@ class EngineProcess:
             protocol=spec.protocol, options=_describe_options(protocol.options),
             path=self.identity.path)
 
-    def _take_managed_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _configurable_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The options python-chess lets `configure` set. A UCI engine's `MultiPV` is kept by the
         protocol and sent before every search; the other options python-chess manages are set by
         the harness from the experiment, and naming them is an error that says where."""
