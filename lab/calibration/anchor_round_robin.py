@@ -18,12 +18,13 @@ result that costs as much as any other and tells the fit almost nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from lab.calibration.config import Calibration, CalibrationError
-from lab.calibration.measure import decided_games, play_stage
+from lab.calibration.measure import decided_games, play_stage, search_speeds
 from lab.calibration.outcome import AnchorRating
 from lab.ratings import DisconnectedPoolError, fit_ratings
 
@@ -47,15 +48,19 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
     """Play (or resume) the anchor round robin and fit it with the pin fixed.
 
     Returns the calibration with the measured anchor ratings (an anchor `fit_anchor_table`
-    leaves unmeasured keeps its declared rating) and the anchor table.
+    leaves unmeasured keeps its declared rating) and the anchor table, with the speed each
+    anchor searched at in its stages.
     Without `[anchor_round_robin]` games, the calibration and the declared ratings unchanged.
     """
     if cal.anchor_games == 0:
         return cal, declared_table(cal)
-    games = decided_games(play_anchor_stages(cal, stream))
+    folders = play_anchor_stages(cal, stream)
+    games = decided_games(folders)
     if games.empty and cal.report_only is not None:  # an interim report before any game
         return cal, declared_table(cal)
-    table = fit_anchor_table(cal, games)
+    speeds = search_speeds(folders)
+    table = [dataclasses.replace(r, nps=speeds.get(r.name, math.nan))
+             for r in fit_anchor_table(cal, games)]
     measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
     return cal.with_ratings(measured), table
 
@@ -126,13 +131,23 @@ def anchor_lines(table: list[AnchorRating]) -> list[str]:
     if not measured:
         return lines + ["Not rated among themselves: the declared ratings are assumed.", ""]
     lines += ["Rated among themselves in a round robin, one fit, the pinned anchor fixed.", "",
-              "| anchor | declared | measured | ± 95 % | games | score % |",
-              "|---|---|---|---|---|---|"]
+              "| anchor | declared | measured | ± 95 % | games | score % | nodes/s |",
+              "|---|---|---|---|---|---|---|"]
     for r in sorted(table, key=lambda r: r.measured if math.isfinite(r.measured) else r.declared):
         measured_cell = ("pinned " if r.pinned else "") + (
             f"{r.measured:.0f}" if math.isfinite(r.measured)
             else f"{UNMEASURED[r.unmeasured]}: kept declared")
         error = f"{r.halfwidth:.0f}" if math.isfinite(r.halfwidth) else "-"
         lines.append(f"| {r.name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
-                     f"{r.score:.1f} |")
-    return lines + [""]
+                     f"{r.score:.1f} | {speed_text(r.nps)} |")
+    return lines + ["", "nodes/s: the median each anchor reported over its moves here (an "
+                        "anchor that plays on the clock holds its rating at that speed).", ""]
+
+
+def speed_text(nps: float) -> str:
+    """Nodes per second as the report prints them: '1.13M', '32.6k', '850', or '-' for none."""
+    if not math.isfinite(nps):
+        return "-"
+    if nps >= 1e6:
+        return f"{nps / 1e6:.2f}M"
+    return f"{nps / 1000:.1f}k" if nps >= 1000 else f"{nps:.0f}"

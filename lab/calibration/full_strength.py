@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TextIO
 
 from lab.calibration.anchors import anchors_for
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import Measurement, range_top_line
-from lab.calibration.measure import fit_folders, play_stage
+from lab.calibration.measure import fit_folders, play_stage, search_speeds
 from lab.calibration.outcome import FullStrength
 from lab.calibration.separation import FULL_STRENGTH
-from lab.store import read_store
 
 FOLDER = "full_strength"
 
@@ -58,17 +56,8 @@ def rate_full_strength(cal: Calibration, stream: TextIO | None = None) -> FullSt
     bound = f"{row['bound']}{row['rating']:.0f}" if row["bound"] else ""
     return FullStrength(declared, math.nan if bound else float(row["rating"]),
                         math.nan if bound else float(row["error"]), bound, int(row["played"]),
-                        float(row["score"]), tuple(chosen), search_speed(folder, FULL_STRENGTH))
-
-
-def search_speed(folder: Path, player: str) -> float:
-    """The median of the nodes per second `player` reported over its moves in the store in
-    `folder` (NaN without any): an engine without a node limit is as strong as it is fast, so its
-    rating is only worth as much as the speed it was measured at."""
-    with read_store(folder) as store:
-        moves = store.moves(columns=["engine", "nps"])
-    nps = moves.loc[moves["engine"] == player, "nps"].dropna()
-    return float(nps.median()) if len(nps) else math.nan
+                        float(row["score"]), tuple(chosen),
+                        search_speeds([folder]).get(FULL_STRENGTH, math.nan))
 
 
 def rating_text(result: FullStrength) -> str:

@@ -91,6 +91,22 @@ def decided_games(folders: list[Path]) -> pd.DataFrame:
     return games[games["result"].isin(["1-0", "0-1", "1/2-1/2"])]
 
 
+def search_speeds(folders: list[Path]) -> dict[str, float]:
+    """The median nodes per second each engine reported over its moves in the stages in
+    `folders` (an engine that reported none is left out): an engine that plays on the clock is
+    as strong as it is fast, so its rating holds at the speed it was measured at."""
+    frames = []
+    for folder in folders:
+        if not (folder / DB_NAME).is_file():
+            continue
+        with read_store(folder) as store:
+            frames.append(store.moves(columns=["engine", "nps"]))
+    moves = pd.concat(frames, ignore_index=True).dropna() if frames else pd.DataFrame()
+    if moves.empty:
+        return {}
+    return {str(name): float(nps) for name, nps in moves.groupby("engine")["nps"].median().items()}
+
+
 def split_halves(folders: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The decided games of `folders` in two independent halves: odd and even schedule rounds
     (a pair id is `r<round>-e<encounter>`, `lab.schedule`), so both halves hold every encounter

@@ -52,6 +52,10 @@ class AnchorRating:
     score: float
     pinned: bool
     unmeasured: str = ""
+    nps: float = math.nan
+    """The median nodes per second it reported over its moves in the anchor stages (NaN when it
+    reported none): a clock-playing anchor is as strong as it is fast, so the scale holds at
+    these speeds."""
 
 
 @dataclass(frozen=True)

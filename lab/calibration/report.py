@@ -228,12 +228,13 @@ def write_anchor_table(cal: Calibration, table: list[AnchorRating],
                        folder: Path | None = None) -> Path:
     """anchors.csv in `folder` (the calibration's by default): each anchor's rating used from
     now on (`cal` is the calibration after the round robin: measured where it measured),
-    declared and measured ratings, interval, games, and why an anchor is unmeasured ("bound" or
-    "apart", `AnchorRating.unmeasured`)."""
+    declared and measured ratings, interval, games, why an anchor is unmeasured ("bound" or
+    "apart", `AnchorRating.unmeasured`) and the median nodes/s it searched at."""
     used = cal.ratings
     path = (cal.out if folder is None else folder) / ANCHORS_NAME
     pd.DataFrame([(r.name, used[r.name], r.declared, r.measured, r.halfwidth, r.games, r.pinned,
-                   r.unmeasured) for r in table],
+                   r.unmeasured, r.nps) for r in table],
                  columns=["name", "rating", "declared", "measured", "halfwidth", "games",
-                          "pinned", "unmeasured"]).to_csv(path, index=False, float_format="%.1f")
+                          "pinned", "unmeasured", "nps"]).to_csv(path, index=False,
+                                                                 float_format="%.1f")
     return path

@@ -592,7 +592,7 @@ def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
 
 @needs_stockfish
 def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
-    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
+    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors, speed_text
     from lab.calibration.measure import decided_games, split_halves
 
     text = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
@@ -611,6 +611,13 @@ def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
                                             for line in lines)
     with open_store(tmp_path / "out" / "anchors") as store:
         assert store.game_count() == 4
+        moves = store.moves(columns=["engine", "nps"])
+    # each anchor's speed: the median of the nodes/s it reported over its own moves
+    for name in ("sk0", "sk3"):
+        own = moves.loc[moves["engine"] == name, "nps"].dropna()
+        assert len(own) > 10 and by_name[name].nps == float(own.median()) > 0
+        assert any(line.startswith(f"| {name} |") and line.endswith(
+            f"| {speed_text(by_name[name].nps)} |") for line in lines)
     # criterion R's halves: odd and even schedule rounds, each with both colours of its opening
     first, second = split_halves([tmp_path / "out" / "anchors"])
     assert len(first) + len(second) == len(decided_games([tmp_path / "out" / "anchors"]))
@@ -703,6 +710,7 @@ def test_anchors_only_rates_the_anchors_and_plays_no_level(tmp_path, capsys):
     anchors = pd.read_csv(out / "anchors.csv").set_index("name")
     assert anchors.loc["sk3", "rating"] == 1742 and anchors.loc["sk3", "pinned"]
     assert anchors.loc["sk0", "games"] == 4
+    assert anchors.loc["sk3", "nps"] > 0 and anchors.loc["sk0", "nps"] > 0  # their speeds
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv"]
     with open_store(out / "anchors") as store:
         assert store.experiment()["concurrency"] == 1  # the file says 2
@@ -741,6 +749,13 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert "--full-strength needs a [full_strength]" in capsys.readouterr().err
 
 
+def test_speeds_print_in_the_units_of_their_size():
+    from lab.calibration.anchor_round_robin import speed_text
+
+    assert [speed_text(v) for v in (1_124_373, 1_000_000, 32_562, 999.6, 850, math.nan)] == [
+        "1.12M", "1.00M", "32.6k", "1000", "850", "-"]
+
+
 def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
     """Worked example: sk3 (pinned 1742) scores 3 of 4 against sk0, so sk0 is 1742 minus the
     difference at which Ordo's logistic (202 Elo for 76 %) predicts 75 %:
@@ -767,8 +782,8 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
     assert table["sk0"].unmeasured == "" and table["sk0"].games == 7
     for name in ("weak", "weaker"):
         assert math.isnan(table[name].measured) and table[name].unmeasured == "apart"
-    assert "| weak | 900 | not tied to the pin: kept declared | - | 4 | 25.0 |" in anchor_lines(
-        list(table.values()))
+    assert "| weak | 900 | not tied to the pin: kept declared | - | 4 | 25.0 | - |" in anchor_lines(
+        list(table.values()))  # games without stores: no speed
     games[-1] = ("weaker", "weak", "0-1")
     games.append(("weak", "sk0", "1/2-1/2"))
     table = {r.name: r for r in fit_anchor_table(cal, pd.DataFrame(
