@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import TextIO
 
+from lab.calibration.anchor_round_robin import speed_text
 from lab.calibration.anchors import anchors_for
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import Measurement, range_top_line
@@ -83,7 +84,7 @@ def full_strength_lines(cal: Calibration, result: FullStrength) -> list[str]:
              f"Rated against {', '.join(result.anchors)} ({result.games} games, score "
              f"{result.score:.1f} %), anchors fixed: **{rating_text(result)}**."]
     if math.isfinite(result.nps):
-        lines.append(f"It searched a median {result.nps / 1000:.1f}k nodes/s over its moves: at "
+        lines.append(f"It searched a median {speed_text(result.nps)} nodes/s over its moves: at "
                      "another speed it plays at another strength, while the levels, held to node "
                      "budgets, do not.")
     if math.isfinite(result.declared):
