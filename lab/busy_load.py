@@ -4,14 +4,18 @@ Issue #18 asks that a level's measurement hold under "another machine load". A l
 budget plays the same moves on any machine, but the clock caps it, and anchors that search by
 time (Stockfish, phalanx) lose depth when they get less of a core. Each busy process is a Python
 interpreter spinning in a loop at normal priority, so with `concurrency` games and `n` busy
-processes on `cores` cores every process gets about cores / (concurrency + n) of one.
+processes on `cores` cores every process gets about cores / (concurrency + n) of one. Pinned to
+`cpus`, the load falls on those CPUs alone: the calibration puts it beside the level only
+(`lab.calibration.checks.load_cpus`), so that the anchors, which lose strength under load, do
+not.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
 #: The program each busy process runs.
@@ -19,9 +23,10 @@ SPIN = "while True: pass"
 
 
 @contextmanager
-def busy_load(count: int) -> Iterator[list[subprocess.Popen]]:
-    """Run `count` busy processes for the body of the `with`; they are killed when it ends,
-    however it ends (an error, Ctrl-C, SIGTERM turned into KeyboardInterrupt)."""
+def busy_load(count: int, cpus: Collection[int] = ()) -> Iterator[list[subprocess.Popen]]:
+    """Run `count` busy processes for the body of the `with`, on `cpus` only when given; they
+    are killed when it ends, however it ends (an error, Ctrl-C, SIGTERM turned into
+    KeyboardInterrupt)."""
     if count < 0:
         raise ValueError(f"a busy load is a number of processes >= 0, got {count}")
     spinners: list[subprocess.Popen] = []
@@ -30,6 +35,8 @@ def busy_load(count: int) -> Iterator[list[subprocess.Popen]]:
             spinners.append(subprocess.Popen([sys.executable, "-c", SPIN],
                                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL))
+            if cpus:
+                os.sched_setaffinity(spinners[-1].pid, cpus)
         yield spinners
     finally:
         for spinner in spinners:

@@ -261,6 +261,25 @@ class SearchOutcome:
     ponderhit: bool = False
 
 
+def launch_command(spec: EngineSpec) -> list[str]:
+    """The command that starts the engine: `spec.cmd`, under util-linux's `taskset` when the
+    engine has `cpus`, so that the process and every thread it starts run on those CPUs only
+    (pinned before the program runs, not after: Stockfish starts its search thread at once).
+    `EngineError` when a CPU is not one this process may use or `taskset` is missing."""
+    if not spec.cpus:
+        return spec.cmd
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+    missing = sorted(set(spec.cpus) - usable)
+    if missing:
+        raise EngineError(f"engine {spec.name!r}: key 'cpus' names CPU {missing} but this "
+                          f"process may run on {sorted(usable)} only")
+    taskset = shutil.which("taskset")
+    if taskset is None:
+        raise EngineError(f"engine {spec.name!r}: key 'cpus' needs the taskset program "
+                          "(Debian's util-linux)")
+    return [taskset, "--cpu-list", ",".join(map(str, spec.cpus)), *spec.cmd]
+
+
 def resolve_binary(spec: EngineSpec) -> str:
     """The absolute path of the engine's binary; `EngineError` when it is missing."""
     if not spec.cmd:
@@ -334,14 +353,15 @@ class EngineProcess:
             raise EngineError(f"engine {name!r}: unknown protocol {spec.protocol!r} "
                               "(expected 'uci' or 'xboard')")
         path = resolve_binary(spec)
+        command = launch_command(spec)
         env = {**os.environ, **spec.env} if spec.env else None
         try:
             # The engine stays in its parent's process group, so a worker killed with its group
             # (lab.backends.local) takes its engines with it.
             transport, protocol = await protocol_class.popen(  # type: ignore[attr-defined]
-                spec.cmd, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
+                command, cwd=spec.cwd, env=env, stderr=subprocess.PIPE)
         except OSError as err:
-            raise EngineError(f"engine {name!r}: cannot start {spec.cmd!r}: {err}") from err
+            raise EngineError(f"engine {name!r}: cannot start {command!r}: {err}") from err
         process = cls(spec, transport, protocol, EngineIdentity(name, None, None, spec.protocol,
                                                                 {}, path))
         try:
@@ -593,7 +613,7 @@ class EngineProcess:
 
 def _spec_key(spec: EngineSpec) -> tuple[Any, ...]:
     return (spec.name, tuple(spec.cmd), spec.protocol, repr(sorted(spec.options.items())),
-            spec.cwd, tuple(sorted(spec.env.items())))
+            spec.cwd, tuple(sorted(spec.env.items())), spec.cpus)
 
 
 class EnginePool:

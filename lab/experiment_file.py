@@ -119,6 +119,10 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
     margin_ms = table.get("margin_ms", int)
     if margin_ms is not None and margin_ms < 0:
         raise table.error("key 'margin_ms' must not be negative")
+    cpus = table.get("cpus", list, [])
+    if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cpus) \
+            or len(set(cpus)) != len(cpus):
+        raise table.error(f"key 'cpus' must list distinct CPU numbers >= 0, got {cpus!r}")
     spec = EngineSpec(
         name=table.get("name", str, default_name),
         cmd=command,
@@ -131,6 +135,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         revision=revision,
         margin_ms=margin_ms,
         ponder=table.get("ponder", bool, False),
+        cpus=tuple(cpus),
         given=given,
     )
     table.done()

@@ -56,7 +56,8 @@ class EngineSpec:
     control for this engine, `margin_ms` its time margin (None: the experiment's). `revision` is
     the commit our engine was taken from when the experiment named one (`cwd` is then that
     commit's exported tree, see `lab.revisions`). `ponder`: the engine thinks on the opponent's
-    time (UCI `go ponder` on its expected reply, `lab.engine_process`; XBoard `hard`). `given`
+    time (UCI `go ponder` on its expected reply, `lab.engine_process`; XBoard `hard`). `cpus`:
+    the CPUs its process may run on (empty: any; fastchess's `-use-affinity`). `given`
     holds the program (`cmd`) and working directory (`cwd`) as the experiment file wrote them
     when it wrote them as relative paths: the experiment's identity keeps those, so a moved
     checkout still resumes its results folders.
@@ -73,6 +74,7 @@ class EngineSpec:
     margin_ms: int | None = None
     revision: str | None = None
     ponder: bool = False
+    cpus: tuple[int, ...] = ()
     given: dict[str, str] = field(default_factory=dict)
 
 

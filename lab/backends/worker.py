@@ -57,7 +57,7 @@ def worker_identity(worker: Any) -> dict[str, Any]:
 
 def _spec_key(spec: EngineSpec) -> str:
     return repr((spec.name, spec.cmd, spec.protocol, sorted(spec.options.items()), spec.cwd,
-                 sorted(spec.env.items())))
+                 sorted(spec.env.items()), spec.cpus))
 
 
 @dataclass

@@ -6,14 +6,21 @@ robustness (F), each turned into a verdict line by `criteria`.
 * E: the levels rated from their anchor games alone predict each adjacent pair's head-to-head
   score; the ladder games between them must match it.
 * F: some levels measured again at other time controls, with another `Seed` and under another
-  machine load (busy processes beside the games, `lab.busy_load`), against the anchors their
-  measurement says they score 25-75 % against, in stages of their own under
-  `<out>/round<N>/robustness/` (resumable like every stage).
+  machine load, against the anchors their measurement says they score 25-75 % against, in
+  stages of their own under `<out>/round<N>/robustness/` (resumable like every stage). The load
+  falls on the level alone (`load_cpus`): busy processes (`lab.busy_load`) share its CPU, one
+  game at a time, while its anchors run on the others, as unloaded as when they were rated. A
+  load on every process weakens the anchors too, and the level, held to its node budget, would
+  look stronger for it: in the first calibration's stage with one busy process beside two games
+  (results/calibration/final/round2/robustness/load-1/L1450), Stockfish at UCI_Elo
+  1350 and 1500 searched 0.91M and 0.79M nodes/s to depth 14.9 and 14.8 over the first 30
+  moves, against 1.47M and 1.34M to 20.9 and 19.5 with no load (seed-7/L1450).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -115,6 +122,18 @@ def variants(cal: Calibration) -> list[Variant]:
             + [Variant(f"load-{load}", load=load) for load in cal.robust_loads])
 
 
+def load_cpus() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The CPUs of a load variant: the first this process may use for the level and the busy
+    processes, the others for the anchors. `CalibrationError` with one CPU: the load could not
+    then fall on the level alone."""
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        raise CalibrationError(f"the robustness 'loads' need two CPUs (one for the level and "
+                               f"the busy processes, one for its anchors); this process may "
+                               f"run on CPU {usable} only")
+    return (usable[0],), tuple(usable[1:])
+
+
 def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str, Any]],
                stream: TextIO | None = None) -> tuple[str, bool, str]:
     """(F): play the robustness stages of this round's levels and compare their fits."""
@@ -136,11 +155,19 @@ def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, di
             if variant.seed is not None:
                 table["options"] = dict(table.get("options", {}), Seed=variant.seed)
             players = [(cal.level_name(level), table)] + [(o, tables[o]) for o in opponents]
+            ours: tuple[int, ...] = ()
+            concurrency = None
+            if variant.load:
+                ours, theirs = load_cpus()
+                players = [(name, dict(t, cpus=list(ours if i == 0 else theirs)))
+                           for i, (name, t) in enumerate(players)]
+                concurrency = 1
             folder = result.folder / "robustness" / variant.name / cal.level_name(level)
-            with busy_load(variant.load):
+            with busy_load(variant.load, ours):
                 folders.append(play_stage(
                     cal, f"r{result.number}-{variant.name}-{cal.level_name(level)}", players,
-                    [cal.level_name(level)], cal.robust_games, folder, stream, variant.tc))
+                    [cal.level_name(level)], cal.robust_games, folder, stream, variant.tc,
+                    concurrency))
         again = level_measurements(cal, decided_games(folders), levels)
         for level, other in zip(levels, again, strict=True):
             base = Measurement(float(measured.loc[level, "measured"]),

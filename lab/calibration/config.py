@@ -44,7 +44,7 @@
     levels = [1000, 1400]              # some of the levels
     tcs = ["5+0.05", "20+0.2"]         # half and double the time control
     seeds = [1]                        # our engine's Seed (another random stream per game)
-    loads = [2]                        # busy processes beside the games (another machine load)
+    loads = [2]                        # busy processes beside the level (another machine load)
     games = 40                         # games per level and variant (even)
 
     [spread]                           # levels this far apart, head to head (criterion S)
@@ -220,9 +220,10 @@ class Calibration:
 
     def experiment(self, stage: str, players: list[tuple[str, dict[str, Any]]],
                    challengers: list[str], games: int, out: Path, seed: int,
-                   tc: str | None = None) -> Experiment:
+                   tc: str | None = None, concurrency: int | None = None) -> Experiment:
         """One stage as an experiment: `players` are (name, [[engines]] table) pairs; with no
-        `challengers`, a round robin of `games` games per pair; `tc` replaces the file's."""
+        `challengers`, a round robin of `games` games per pair; `tc` and `concurrency` replace
+        the file's."""
         openings = dict(self.openings)
         openings.update(order="random", seed=int(openings.get("seed", 0)) + seed, paired=True)
         schedule: dict[str, Any] = (
@@ -231,7 +232,7 @@ class Calibration:
         data = {
             "name": f"{self.name}-{stage}",
             "tc": tc or self.tc,
-            "concurrency": self.concurrency,
+            "concurrency": concurrency or self.concurrency,
             "margin_ms": self.margin_ms,
             "out": str(out),
             "schedule": schedule,

@@ -41,11 +41,12 @@ def stage_seed(stage: str) -> int:
 
 def play_stage(cal: Calibration, stage: str, players: list[tuple[str, dict[str, Any]]],
                challengers: list[str], games: int, folder: Path, stream: TextIO | None,
-               tc: str | None = None) -> Path:
+               tc: str | None = None, concurrency: int | None = None) -> Path:
     """Play (or resume) one stage in `folder`: a gauntlet of `challengers`, or with none a round
-    robin of `games` per pair; `tc` replaces the calibration's time control. With
+    robin of `games` per pair; `tc` and `concurrency` replace the calibration's. With
     `cal.report_only`, play nothing: note the games the stage's store holds."""
-    exp = cal.experiment(stage, players, challengers, games, folder, stage_seed(stage), tc)
+    exp = cal.experiment(stage, players, challengers, games, folder, stage_seed(stage), tc,
+                         concurrency)
     others = ", ".join(n for n, _ in players if n not in challengers)
     what = f"{' '.join(challengers)} vs {others}" if challengers else f"round robin of {others}"
     if cal.report_only is not None:

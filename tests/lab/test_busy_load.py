@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -37,3 +38,11 @@ def test_no_load_starts_nothing_and_a_negative_one_is_refused():
         assert spinners == []
     with pytest.raises(ValueError, match="got -1"), busy_load(-1):
         pass
+
+
+def test_busy_processes_run_on_the_cpus_given():
+    cpu = min(os.sched_getaffinity(0))
+    with busy_load(2, (cpu,)) as spinners:
+        assert [os.sched_getaffinity(s.pid) for s in spinners] == [{cpu}, {cpu}]
+    with busy_load(1) as spinners:
+        assert os.sched_getaffinity(spinners[0].pid) == os.sched_getaffinity(0)

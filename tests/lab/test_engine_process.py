@@ -3,6 +3,8 @@ parsing of search output (lab.search_info)."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import os
 import statistics
 
@@ -273,3 +275,36 @@ def test_instant_engine_and_the_harness_bench(capsys) -> None:
     out = capsys.readouterr().out
     assert "bestmove received -> next go sent" in out and "p99" in out
     assert "ms per ply while playing" in out and "command to first go:" in out
+
+
+async def _thread_cpus(spec: EngineSpec) -> dict[int, set[int]]:
+    """The CPUs each thread of the started engine may run on, after one search (so that a
+    search thread exists)."""
+    process = await EngineProcess.start(spec)
+    try:
+        outcome = await process.search(chess.Board(), chess.engine.Limit(depth=8), game="g",
+                                       answer_timeout_s=10, ready_timeout_s=10, stop_grace_s=1)
+        assert outcome.status == "ok", outcome
+        pid = process.pid
+        return {int(tid): os.sched_getaffinity(int(tid)) for tid in os.listdir(f"/proc/{pid}/task")}
+    finally:
+        await process.quit()
+
+
+def test_an_engine_with_cpus_runs_every_thread_there(stockfish) -> None:
+    """`cpus` pins the process before its program runs: Stockfish's threads, started at once
+    and by its `Threads` option, all run on the CPU given, and without `cpus` on any."""
+    usable = os.sched_getaffinity(0)
+    cpu = max(usable)
+    pinned = asyncio.run(_thread_cpus(dataclasses.replace(stockfish("sf", Threads=2),
+                                                          cpus=(cpu,))))
+    assert len(pinned) >= 3 and all(cpus == {cpu} for cpus in pinned.values())  # main + 2
+    free = asyncio.run(_thread_cpus(stockfish("sf")))
+    assert all(cpus == usable for cpus in free.values())
+
+
+def test_cpus_outside_this_process_are_refused_with_the_engine_named(stockfish) -> None:
+    spec = dataclasses.replace(stockfish("sf"), cpus=(4095,))
+    with pytest.raises(EngineError, match=r"engine 'sf': key 'cpus' names CPU \[4095\] but this "
+                                          r"process may run on \[.*\] only"):
+        probe_engine(spec)

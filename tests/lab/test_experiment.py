@@ -117,6 +117,10 @@ def test_identity_ignores_games_and_concurrency_but_not_engines(tmp_path):
     assert pondering.engine("b").ponder and not first.engine("b").ponder
     assert pondering.identity() != first.identity()
     assert all("ponder" not in engine for engine in first.identity()["engines"])
+    pinned = load_experiment(write(tmp_path, BASE.replace('name = "b"', 'name = "b"\ncpus = [0]'),
+                                   "pinned.toml"))
+    assert pinned.engine("b").cpus == (0,) and first.engine("b").cpus == ()
+    assert pinned.identity() == first.identity()  # where it runs, not what it plays
 
 
 def test_ponder_for_every_engine_from_each_and_the_command_line(tmp_path):
@@ -161,6 +165,9 @@ def test_unknown_keys_are_named_with_the_file(tmp_path, change, expected):
         (('order = "random"', 'order = "shuffled"'), "'order' must be 'sequential' or 'random'"),
         (("[[engines]]\nname = \"a\"", "[sprt]\nelo0 = 5\nelo1 = 0\n\n[[engines]]\nname = \"a\""),
          "elo0 must be below elo1"),
+        (('name = "b"', 'name = "b"\ncpus = [0, 0]'),
+         "key 'cpus' must list distinct CPU numbers >= 0, got [0, 0]"),
+        (('name = "b"', 'name = "b"\ncpus = [-1]'), "got [-1]"),
     ],
 )
 def test_bad_values_are_explained(tmp_path, change, expected):

@@ -269,12 +269,15 @@ def test_robustness_variants_play_real_games_under_a_busy_load(tmp_path, monkeyp
                                                                      'tc = "nodes=400"')
     cal = load_calibration(write(tmp_path, text))
     assert [v.name for v in checks.variants(cal)] == ["load-1"]
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        pytest.skip("the load falls on the level's CPU alone: it needs two")
     spinning = []
 
     @contextlib.contextmanager
-    def watched(count):
-        with busy_load(count) as spinners:
-            spinning.append([s.poll() is None for s in spinners])
+    def watched(count, cpus):
+        with busy_load(count, cpus) as spinners:
+            spinning.append([(s.poll() is None, os.sched_getaffinity(s.pid)) for s in spinners])
             yield spinners
         spinning.append([s.poll() is None for s in spinners])
 
@@ -283,10 +286,25 @@ def test_robustness_variants_play_real_games_under_a_busy_load(tmp_path, monkeyp
     result = RoundResult(1, tmp_path / "round1", [1400], {}, None, measured, None, Verdict([]))
     tables = {1400: dict(cal.engine, options=cal.level_options(1400))}
     name, _, detail = checks.robustness(cal, result, tables, io.StringIO())
-    assert spinning == [[True], [False]]  # one busy process while the stage played, none after
+    # One busy process, on the level's CPU, while the stage played; none after.
+    assert spinning == [[(True, {usable[0]})], [False]]
     assert name == "F robustness" and "load-1 at 1400: " in detail
     with open_store(result.folder / "robustness" / "load-1" / "L1400") as store:
         assert store.game_count() == 2
+        config = store.experiment()
+    cpus = {engine["name"]: engine["cpus"] for engine in config["engines"]}
+    assert cpus.pop("L1400") == usable[:1] and cpus  # the level on the first CPU,
+    assert all(engine_cpus == usable[1:] for engine_cpus in cpus.values())  # anchors the rest
+    assert config["concurrency"] == 1  # one game at a time: the load falls on one level
+
+
+def test_a_load_variant_on_one_cpu_is_refused(monkeypatch):
+    from lab.calibration import checks
+
+    monkeypatch.setattr(checks.os, "sched_getaffinity", lambda pid: {3})
+    with pytest.raises(CalibrationError, match=r"the robustness 'loads' need two CPUs .* "
+                                                r"this process may run on CPU \[3\] only"):
+        checks.load_cpus()
 
 
 SUNFISH = Path(__file__).resolve().parents[3] / ".venv-sunfish" / "bin" / "sunfish-uci"
