@@ -233,16 +233,38 @@ def test_replication_transitivity_and_robustness_lines():
     name, ok, detail = transitivity_line(pairs + [("L1600-L1400", m(1400, 20), m(1600, 20),
                                                    0.55, 400)])
     assert not ok and detail.index("failing: L1600-L1400") < detail.index("passing: L1400-L1200")
-    assert "L1400-L1200: 75.0 % vs 76.0 % predicted (± " in detail and "400 games)" in detail
+    assert "L1400-L1200: 75.0 % vs 76.0 % predicted (-0.4 SE, 400 games)" in detail
+    assert "within 2.28 SE (2 SE's false-alarm rate over 2 pairs)" in detail
     assert not transitivity_line([])[1]  # no ladder: nothing shows the levels are transitive
     checks = [("tc-5+0.05", 900.0, m(900, 40), m(950, 40)),
               ("seed-7", 900.0, m(900, 40), m(1100, 40))]
     name, ok, detail = robustness_line(checks)
-    assert not ok and "failing: seed-7 at 900: 1100 vs 900" in detail
-    assert "passing: tc-5+0.05 at 900: 950 vs 900" in detail  # what passed is shown as well
+    assert not ok and "failing: seed-7 at 900: 1100 vs 900 (+6.9 SE)" in detail
+    assert "passing: tc-5+0.05 at 900: 950 vs 900 (+1.7 SE)" in detail  # what passed as well
     unplayed = robustness_line([("load-1", 900.0, m(900, 40), m(math.nan, math.nan))])
     assert not unplayed[1] and "load-1 at 900: no measurement vs 900" in unplayed[2]
     assert robustness_line(checks[:1])[1] and not robustness_line([])[1]
+
+
+def test_a_family_of_checks_is_held_to_one_checks_false_alarm_rate():
+    """E and F: m checks at 2 SE each would fail a sound calibration 1 - 0.9545^m of the time
+    (31 % for 8); each is judged at `family_se` instead, Bonferroni's threshold for the family."""
+    from lab.calibration.criteria import Measurement, family_se, robustness_line
+
+    assert family_se(2.0, 1) == pytest.approx(2.0)
+    assert family_se(2.0, 6) == pytest.approx(2.670, abs=1e-3)  # 1 - Φ(z) = 0.0455 / 12
+    assert family_se(2.0, 8) == pytest.approx(2.765, abs=1e-3)  # 1 - Φ(z) = 0.0455 / 16
+    assert family_se(3.0, 1) == pytest.approx(3.0)
+    m = Measurement
+    off = 2.3 * math.hypot(40 / 1.96, 40 / 1.96)  # a variant 2.3 SE from its level
+    alone = [("load-1", 900.0, m(900, 40), m(900 + off, 40))]
+    assert not robustness_line(alone)[1]  # one check: 2 SE
+    family = alone + [(f"seed-{i}", 900.0, m(900, 40), m(900, 40)) for i in range(7)]
+    name, ok, detail = robustness_line(family)
+    assert ok and "within 2.77 SE (2 SE's false-alarm rate over 8 checks)" in detail
+    assert "load-1 at 900: 966 vs 900 (+2.3 SE)" in detail
+    far = [("load-1", 900.0, m(900, 40), m(900 + 1.25 * off, 40))] + family[1:]
+    assert not robustness_line(far)[1]  # 2.9 SE fails the family of 8 as well
 
 
 def test_spread_and_top_lines_judge_issue_18s_match_targets():
