@@ -236,6 +236,10 @@ def test_replication_transitivity_and_robustness_lines():
     assert "L1400-L1200: 75.0 % vs 76.0 % predicted (-0.4 SE, 400 games)" in detail
     assert "within 2.28 SE (2 SE's false-alarm rate over 2 pairs)" in detail
     assert not transitivity_line([])[1]  # no ladder: nothing shows the levels are transitive
+    # The score's error is taken at the prediction (73.8 % here: 6.95 points over 40 games), not
+    # at the 97.5 % observed (2.47 points, which would put it 9.6 SE away).
+    name, ok, detail = transitivity_line([("L1450-L1250", m(1250, 0), m(1430, 0), 0.975, 40)])
+    assert not ok and "97.5 % vs 73.8 % predicted (+3.4 SE, 40 games)" in detail
     checks = [("tc-5+0.05", 900.0, m(900, 40), m(950, 40)),
               ("seed-7", 900.0, m(900, 40), m(1100, 40))]
     name, ok, detail = robustness_line(checks)
