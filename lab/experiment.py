@@ -33,7 +33,7 @@ from timecontrol.control import TimeControl
 LAB_ROOT = Path(__file__).resolve().parents[1]
 _LAUNCH = ("import sys; sys.path.insert(0, {root!r}); from engine.launcher import main; "
            "sys.exit(main())")
-_LAUNCH_PATTERN = re.compile(re.escape(_LAUNCH).replace(re.escape("{root!r}"), "'[^']*'"))
+_LAUNCH_PATTERN = re.compile(re.escape(_LAUNCH).replace(re.escape("{root!r}"), "'([^']*)'"))
 
 
 def builtin_command(root: Path = LAB_ROOT) -> list[str]:
@@ -50,6 +50,16 @@ def is_builtin_command(cmd: list[str]) -> bool:
     """Whether `cmd` is `builtin_command` of some checkout (for an experiment's identity)."""
     return (len(cmd) == 3 and cmd[0] == sys.executable and cmd[1] == "-c"
             and _LAUNCH_PATTERN.fullmatch(cmd[2]) is not None)
+
+
+def builtin_root(cmd: list[str]) -> Path | None:
+    """The checkout a `builtin_command` runs, from the command alone (whatever interpreter it
+    names); None for any other command."""
+    if len(cmd) == 3 and cmd[1] == "-c":
+        match = _LAUNCH_PATTERN.fullmatch(cmd[2])
+        if match is not None:
+            return Path(match.group(1))
+    return None
 
 
 BUILTIN_ENGINES = {"tempo": builtin_command()}
@@ -198,6 +208,7 @@ class Experiment:
             if not engine["ponder"]:  # absent unless set: older folders still resume
                 engine.pop("ponder")
             engine.pop("cpus")  # where the games run, as concurrency, not what they are
+            engine.pop("source")  # checked on Dask workers; a changed engine still resumes
             if is_builtin_command(engine["cmd"]):
                 engine["cmd"] = ["builtin:tempo"]
                 if not table_named and engine["options"].get("EloTable") == "":

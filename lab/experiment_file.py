@@ -19,10 +19,12 @@ from typing import Any
 
 from lab.adjudication import SyzygyError, largest_tables, syzygy_folders
 from lab.backends.settings import BackendError, DaskSettings
+from lab.engine_source import source_digest
 from lab.engines_file import EnginesFileError, each_words, load_engines_file, merged
 from lab.experiment import (
     BUILTIN_ENGINES,
     INTERPRETERS,
+    LAB_ROOT,
     SCHEDULES,
     SPRT_MODELS,
     BookConfig,
@@ -72,6 +74,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
             raise table.error(f"unknown builtin engine {builtin!r}; known: "
                               + ", ".join(BUILTIN_ENGINES))
         command = list(BUILTIN_ENGINES[builtin])
+        source = source_digest(LAB_ROOT)
         if interpreter is not None:
             if interpreter not in INTERPRETERS:
                 raise table.error(f"key 'interpreter' must be one of {INTERPRETERS}, "
@@ -85,6 +88,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         if not command or not all(isinstance(part, str) for part in command):
             raise table.error(f"key 'cmd' must be a non-empty list of strings, got {cmd!r}")
         default_name = Path(command[0]).stem
+        source = ""
     cwd = table.get("cwd", str)
     given = {}
     if cwd is not None:
@@ -104,6 +108,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
             raise table.error(str(exc)) from None
         cwd, env, default_name = str(tree), {**revision_environment(), **env}, revision[:7]
         command = builtin_command(tree)
+        source = ""  # an exported commit's tree, never modified (lab.revisions)
     if builtin is None:
         if os.sep in command[0] and not Path(command[0]).is_absolute():
             given["cmd"] = command[0]
@@ -136,6 +141,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         margin_ms=margin_ms,
         ponder=table.get("ponder", bool, False),
         cpus=tuple(cpus),
+        source=source,
         given=given,
     )
     table.done()

@@ -57,7 +57,9 @@ class EngineSpec:
     the commit our engine was taken from when the experiment named one (`cwd` is then that
     commit's exported tree, see `lab.revisions`). `ponder`: the engine thinks on the opponent's
     time (UCI `go ponder` on its expected reply, `lab.engine_process`; XBoard `hard`). `cpus`:
-    the CPUs its process may run on (empty: any; fastchess's `-use-affinity`). `given`
+    the CPUs its process may run on (empty: any; fastchess's `-use-affinity`). `source`: for our
+    engine run from a checkout, the digest of its sources there (`lab.engine_source`), which a
+    Dask worker compares with its own copy's before it plays; empty for any other. `given`
     holds the program (`cmd`) and working directory (`cwd`) as the experiment file wrote them
     when it wrote them as relative paths: the experiment's identity keeps those, so a moved
     checkout still resumes its results folders.
@@ -75,6 +77,7 @@ class EngineSpec:
     revision: str | None = None
     ponder: bool = False
     cpus: tuple[int, ...] = ()
+    source: str = ""
     given: dict[str, str] = field(default_factory=dict)
 
 

@@ -28,6 +28,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from lab.backends.scaling import FACTOR_VARIABLE, FactorError, read_factor, scale_task
 from lab.backends.settings import BackendError
 from lab.engine_process import EngineError, EnginePool, probe_engine
+from lab.engine_source import source_digest
+from lab.experiment import builtin_root
 from lab.game import play_game
 from lab.records import EngineSpec, GameRecord, GameTask
 from lab.variants import Variant
@@ -55,9 +57,26 @@ def worker_identity(worker: Any) -> dict[str, Any]:
             "threads": worker.state.nthreads}
 
 
+def source_problem(spec: EngineSpec) -> str | None:
+    """Why our engine's checkout here is not the coordinator's (`EngineSpec.source`: its sources
+    differ, or cannot be read), or None (the same, or an engine with no digest to compare)."""
+    root = builtin_root(spec.cmd)
+    if not spec.source or root is None:
+        return None
+    try:
+        here = source_digest(root)
+    except OSError as err:
+        return f"engine {spec.name!r}: cannot read its sources in {root}: {err}"
+    if here == spec.source:
+        return None
+    return (f"engine {spec.name!r}: the checkout {root} holds other engine sources here than on "
+            f"the coordinator (SHA-256 {here[:12]} against {spec.source[:12]}): check out the "
+            "coordinator's commit there")
+
+
 def _spec_key(spec: EngineSpec) -> str:
     return repr((spec.name, spec.cmd, spec.protocol, sorted(spec.options.items()), spec.cwd,
-                 sorted(spec.env.items()), spec.cpus))
+                 sorted(spec.env.items()), spec.cpus, spec.source))
 
 
 @dataclass
@@ -102,11 +121,12 @@ class EngineHost(WorkerPlugin):
         for spec in specs:
             key = f"{_spec_key(spec)} {variant.value}"
             if key not in self.checked:
-                try:
-                    probe_engine(spec, variant=variant)
-                    self.checked[key] = None
-                except EngineError as err:
-                    self.checked[key] = str(err)
+                self.checked[key] = source_problem(spec)
+                if self.checked[key] is None:
+                    try:
+                        probe_engine(spec, variant=variant)
+                    except EngineError as err:
+                        self.checked[key] = str(err)
             problem = self.checked[key]
             if problem is not None:
                 found[spec.name] = problem

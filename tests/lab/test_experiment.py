@@ -121,6 +121,8 @@ def test_identity_ignores_games_and_concurrency_but_not_engines(tmp_path):
                                    "pinned.toml"))
     assert pinned.engine("b").cpus == (0,) and first.engine("b").cpus == ()
     assert pinned.identity() == first.identity()  # where it runs, not what it plays
+    assert all("cpus" not in engine and "source" not in engine
+               for engine in pinned.identity()["engines"])
 
 
 def test_ponder_for_every_engine_from_each_and_the_command_line(tmp_path):

@@ -6,6 +6,7 @@ is the same move for move on any backend: the Dask store can be compared with th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import json
@@ -455,3 +456,37 @@ def test_our_engine_plays_on_dask_with_its_telemetry(tmp_path: Path) -> None:
     ours = moves[moves["engine"] == "tempo"]
     assert len(ours) > 0 and ours["tm_budget_ms"].notna().all()
     assert (ours["tm_tm"].notna()).all()
+
+
+def test_a_worker_whose_checkout_holds_other_engine_sources_is_refused(tmp_path: Path) -> None:
+    """`builtin = "tempo"` runs the checkout the coordinator's command names; a worker whose copy
+    there holds other sources (another commit) is refused before any game, its digest named,
+    where it would otherwise play another engine under the same name."""
+    from lab.engine_source import SOURCE_FOLDERS
+    from lab.experiment import builtin_command
+
+    root = tmp_path / "checkout"
+    for folder in SOURCE_FOLDERS:
+        shutil.copytree(Path(__file__).parents[3] / folder, root / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "engine" / "evaluate.py").write_text("# another commit\n", encoding="utf-8")
+    data = {
+        "name": "tempo-elsewhere", "tc": "nodes=200", "concurrency": 1,
+        "out": str(tmp_path / "out"), "schedule": {"games": 2},
+        "engines": [{"name": "tempo", "builtin": "tempo"},
+                    {"name": "sf", "cmd": [STOCKFISH], "options": {"Threads": 1}}],
+    }
+    exp = parse_experiment(data, "test.toml", tmp_path)
+    exp.book = load_book_for(exp)
+    ours = exp.engines[0]
+    assert len(ours.source) == 64 and exp.engines[1].source == ""
+    exp.engines[0] = dataclasses.replace(ours, cmd=builtin_command(root))  # the worker's copy
+    with local_cluster(DaskSettings(), 1) as cluster:
+        with pytest.raises(WorkerEngineError) as err:
+            play(exp, dask(DaskSettings(scheduler=cluster.scheduler_address)))
+    message = str(err.value)
+    assert f"engine 'tempo': the checkout {root} holds other engine sources here" in message
+    assert f"against {ours.source[:12]})" in message and "engine 'sf'" not in message
+    assert "no game was started" in message
+    games, _ = stored(exp.out)
+    assert games.empty
