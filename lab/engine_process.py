@@ -651,9 +651,13 @@ class EnginePool:
         return process
 
     async def release(self, process: EngineProcess) -> None:
-        """Keep a healthy process for the next game; kill a faulted or dead one."""
+        """Keep a healthy process for the next game; kill a faulted or dead one, quit one whose
+        engine restarts for every game (`EngineSpec.restart`)."""
         if process.faulted or not process.alive:
             await process.kill()
+            return
+        if process.spec.restart:
+            await process.quit()
             return
         self._idle.append((_spec_key(process.spec), process))
         while len(self._idle) > self.max_idle:

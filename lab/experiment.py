@@ -174,8 +174,8 @@ class Experiment:
         """What fixes the games: a used folder only resumes an experiment with the same identity.
 
         Left out: the number of games or rounds (a run may be extended; game ids are positions in
-        the schedule), concurrency and the engines' CPUs, SPRT settings, the wait between games
-        and the output files.
+        the schedule), concurrency, the engines' CPUs and restarts, SPRT settings, the wait
+        between games and the output files.
         Where things live is left out too, so a moved checkout or another virtualenv still
         resumes: our engine is `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather
         than its interpreter's path and tree, another engine's program and working directory are
@@ -209,6 +209,7 @@ class Experiment:
                 engine.pop("ponder")
             engine.pop("cpus")  # where the games run, as concurrency, not what they are
             engine.pop("source")  # checked on Dask workers; a changed engine still resumes
+            engine.pop("restart")  # how its processes are managed, as concurrency
             if is_builtin_command(engine["cmd"]):
                 engine["cmd"] = ["builtin:tempo"]
                 if not table_named and engine["options"].get("EloTable") == "":

@@ -142,6 +142,7 @@ def _engine(table: TomlTable, base: Path) -> EngineSpec:
         ponder=table.get("ponder", bool, False),
         cpus=tuple(cpus),
         source=source,
+        restart=table.get("restart", bool, False),
         given=given,
     )
     table.done()

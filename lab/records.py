@@ -59,7 +59,9 @@ class EngineSpec:
     time (UCI `go ponder` on its expected reply, `lab.engine_process`; XBoard `hard`). `cpus`:
     the CPUs its process may run on (empty: any; fastchess's `-use-affinity`). `source`: for our
     engine run from a checkout, the digest of its sources there (`lab.engine_source`), which a
-    Dask worker compares with its own copy's before it plays; empty for any other. `given`
+    Dask worker compares with its own copy's before it plays; empty for any other. `restart`:
+    a new process for every game, the last one quit when its game ends (cutechess and fastchess
+    `restart=on`), for an engine that carries state from game to game. `given`
     holds the program (`cmd`) and working directory (`cwd`) as the experiment file wrote them
     when it wrote them as relative paths: the experiment's identity keeps those, so a moved
     checkout still resumes its results folders.
@@ -78,6 +80,7 @@ class EngineSpec:
     ponder: bool = False
     cpus: tuple[int, ...] = ()
     source: str = ""
+    restart: bool = False
     given: dict[str, str] = field(default_factory=dict)
 
 

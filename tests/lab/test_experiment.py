@@ -123,6 +123,10 @@ def test_identity_ignores_games_and_concurrency_but_not_engines(tmp_path):
     assert pinned.identity() == first.identity()  # where it runs, not what it plays
     assert all("cpus" not in engine and "source" not in engine
                for engine in pinned.identity()["engines"])
+    restarting = load_experiment(write(tmp_path, BASE, "restart.toml"),
+                                 Overrides(each=["restart=true"]))
+    assert [spec.restart for spec in restarting.engines] == [True, True]
+    assert not first.engine("b").restart and restarting.identity() == first.identity()
 
 
 def test_ponder_for_every_engine_from_each_and_the_command_line(tmp_path):

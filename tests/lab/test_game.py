@@ -3,6 +3,7 @@ commands engines get, how games end, and what the record keeps."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 
 import chess
@@ -156,6 +157,21 @@ def test_the_pool_keeps_engines_between_games_with_ucinewgame(fake, tmp_path) ->
     commands = [line.split()[0] for line in log.read_text().splitlines()]
     assert commands.count("uci") == 1 and commands.count("ucinewgame") == 4
     assert commands[-1] == "quit"
+
+
+def test_an_engine_that_restarts_gets_a_new_process_for_every_game(fake, tmp_path) -> None:
+    """`restart` (cutechess and fastchess `restart=on`): the engine is quit after each game and
+    started afresh for the next, handshake and all; its opponent is kept."""
+    log = tmp_path / "w.log"
+    white = dataclasses.replace(fake("w", log=log), restart=True)
+    black = fake("b")
+    with EnginePool() as pool:
+        records = [play_game(task(white, black, "1+0.1", game_id=f"g{n}", max_moves=2), pool)
+                   for n in range(3)]
+        assert pool.started == 4 and len(pool.idle_pids()) == 1  # 3 of white's, 1 of black's
+    assert all(r.termination == "adjudication" and len(r.moves) == 4 for r in records)
+    commands = [line.split()[0] for line in log.read_text().splitlines()]
+    assert commands.count("uci") == 3 and commands.count("quit") == 3
 
 
 def test_startpos_time_odds_and_per_move_limits(fake, tmp_path) -> None:
