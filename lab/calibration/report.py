@@ -27,6 +27,7 @@ from lab.calibration.outcome import (
     extrapolated_targets,
 )
 from lab.calibration.plot import plot_calibration
+from lab.calibration.remaining import remaining_line
 from lab.calibration.tables import param_columns
 from lab.machine import machine
 
@@ -100,9 +101,9 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     return lines
 
 
-def _interim_lines(progress: ReportOnly) -> list[str]:
+def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:
     """What an interim report (`tempo calibrate --report`) was written from: each stage reached
-    so far, with the games it holds and plans."""
+    so far, with the games it holds and plans, and what is left (`remaining_line`)."""
     held = sum(games for _, games, _ in progress.stages)
     planned = sum(games for _, _, games in progress.stages)
     lines = [f"**Interim report** of a calibration that has not ended, written by `tempo "
@@ -111,7 +112,7 @@ def _interim_lines(progress: ReportOnly) -> list[str]:
              "round is reached once this one's correction is written). Every figure moves as "
              "games are added.", "", "| stage | games played | planned |", "|---|---|---|"]
     lines += [f"| {stage} | {games} | {total} |" for stage, games, total in progress.stages]
-    return [*lines, ""]
+    return [*lines, "", remaining_line(cal, progress), ""]
 
 
 def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | None = None
@@ -143,7 +144,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         "",
     ]
     if cal.report_only is not None:
-        lines += _interim_lines(cal.report_only)
+        lines += _interim_lines(cal, cal.report_only)
     if outcome.anchors:
         lines += anchor_lines(outcome.anchors)
     if outcome.full_strength is not None:
