@@ -46,12 +46,6 @@ def builtin_command(root: Path = LAB_ROOT) -> list[str]:
     return [sys.executable, "-c", _LAUNCH.format(root=str(root))]
 
 
-def is_builtin_command(cmd: list[str]) -> bool:
-    """Whether `cmd` is `builtin_command` of some checkout (for an experiment's identity)."""
-    return (len(cmd) == 3 and cmd[0] == sys.executable and cmd[1] == "-c"
-            and _LAUNCH_PATTERN.fullmatch(cmd[2]) is not None)
-
-
 def builtin_root(cmd: list[str]) -> Path | None:
     """The checkout a `builtin_command` runs, from the command alone (whatever interpreter it
     names); None for any other command."""
@@ -60,6 +54,12 @@ def builtin_root(cmd: list[str]) -> Path | None:
         if match is not None:
             return Path(match.group(1))
     return None
+
+
+def is_builtin_command(cmd: list[str]) -> bool:
+    """Whether `cmd` is `builtin_command` of some checkout run by this interpreter (for an
+    experiment's identity)."""
+    return builtin_root(cmd) is not None and cmd[0] == sys.executable
 
 
 BUILTIN_ENGINES = {"tempo": builtin_command()}

@@ -118,6 +118,16 @@ class ReportOnly:
 
     stages: list[tuple[str, int, int]] = field(default_factory=list)
 
+    @property
+    def held(self) -> int:
+        """Games the stages reached so far hold."""
+        return sum(games for _, games, _ in self.stages)
+
+    @property
+    def planned(self) -> int:
+        """Games the stages reached so far plan."""
+        return sum(games for _, _, games in self.stages)
+
 
 @dataclass
 class Calibration:

@@ -251,7 +251,7 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
             f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
             f"({(score - predicted) / se:+.1f} SE, {games} games)")
     return ("E transitivity", not failing,
-            f"adjacent levels' scores within {_family_text(k_one, len(pairs), 'pairs')} of "
+            f"adjacent levels' scores within {_family_text(k_one, k, len(pairs), 'pairs')} of "
             "their ratings' prediction; " + _listing(failing, passing))
 
 
@@ -270,15 +270,16 @@ def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]
             f"{variant} at {level:.0f}: {_elo_text(b)} vs {_elo_text(a)} "
             f"({_z_text(b, a)})")
     return ("F robustness", not failing,
-            f"variants within {_family_text(k_one, len(checks), 'checks')} of the level's "
+            f"variants within {_family_text(k_one, k, len(checks), 'checks')} of the level's "
             "measurement; " + _listing(failing, passing))
 
 
-def _family_text(k: float, checks: int, what: str) -> str:
-    """The threshold of a family of `checks` comparisons in words (`family_se`)."""
+def _family_text(k_one: float, k: float, checks: int, what: str) -> str:
+    """The threshold `k` = `family_se(k_one, checks)` of a family of `checks` comparisons in
+    words."""
     if checks <= 1:
-        return f"{k:g} SE"
-    return f"{family_se(k, checks):.2f} SE ({k:g} SE's false-alarm rate over {checks} {what})"
+        return f"{k_one:g} SE"
+    return f"{k:.2f} SE ({k_one:g} SE's false-alarm rate over {checks} {what})"
 
 
 def _z_text(a: Measurement, b: Measurement) -> str:

@@ -9,7 +9,6 @@ games and about how long remain, as a match's progress line does.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -71,14 +70,13 @@ def finish_times(out: Path) -> pd.Series:
 def remaining_line(cal: Calibration, progress: ReportOnly) -> str:
     """The interim report's line on what is left: games planned in all, played, and the time
     the rest takes at the recent pace."""
-    held = sum(games for _, games, _ in progress.stages)
-    planned = sum(games for _, _, games in progress.stages)
-    total = planned + unreached_games(cal, [stage for stage, _, _ in progress.stages])
-    left = max(0, total - held)
-    line = (f"In all the file plans about {total} games ({total - planned} in stages not "
+    unreached = unreached_games(cal, [stage for stage, _, _ in progress.stages])
+    total = progress.planned + unreached
+    left = max(0, total - progress.held)
+    line = (f"In all the file plans about {total} games ({unreached} in stages not "
             f"reached yet, counted from the file); {left} remain.")
     pace = recent_pace(finish_times(cal.out))
-    if left and pace is not None and math.isfinite(pace):
+    if left and pace is not None:
         minutes = left / pace
         took = f"{minutes / 60:.1f} hours" if minutes >= 60 else f"{max(1, round(minutes))} min"
         line += f" At the pace of the last games ({pace:.1f} a minute) that is about {took}."

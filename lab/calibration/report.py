@@ -104,10 +104,9 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
 def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:
     """What an interim report (`tempo calibrate --report`) was written from: each stage reached
     so far, with the games it holds and plans, and what is left (`remaining_line`)."""
-    held = sum(games for _, games, _ in progress.stages)
-    planned = sum(games for _, _, games in progress.stages)
     lines = [f"**Interim report** of a calibration that has not ended, written by `tempo "
-             f"calibrate --report`, which plays no game: {held} of the {planned} games planned "
+             f"calibrate --report`, which plays no game: {progress.held} of the "
+             f"{progress.planned} games planned "
              "in the stages reached so far are played (a stage not begun holds none; the next "
              "round is reached once this one's correction is written). Every figure moves as "
              "games are added.", "", "| stage | games played | planned |", "|---|---|---|"]
