@@ -75,6 +75,8 @@ LMR_GOOD_HISTORY = 400
 """A quiet move whose history counter reaches this is reduced one ply less."""
 SHALLOW_DEPTH = 6
 """Reverse futility, futility and late move pruning up to this remaining depth."""
+IIR_MIN_DEPTH = 4
+"""Internal iterative reduction from this remaining depth on."""
 
 
 class SearchStopped(Exception):
@@ -147,6 +149,14 @@ def late_move_count(depth: int, improving: bool) -> int:
     Pruning"): (3 + depth^2), halved when not improving (docs/reference/search_selectivity.md,
     "Late move pruning")."""
     return (3 + depth * depth) // (1 if improving else 2)
+
+
+def internal_iterative_reduction(depth: int, tt_move: chess.Move | None) -> int:
+    """Plies a node with no table move is searched shallower (CPW "Internal Iterative
+    Reductions"): one from IIR_MIN_DEPTH on. Its moves are ordered by guesswork, and the
+    shallower search leaves a table move for the next iteration to start from
+    (docs/reference/search_selectivity.md, "internal iterative reduction")."""
+    return 1 if tt_move is None and depth >= IIR_MIN_DEPTH else 0
 
 
 def null_move_reduction(depth: int, static_eval: int, beta: int) -> int:
@@ -458,6 +468,7 @@ class AlphaBetaSearch:
                                                      in_check)
         if score is not None:
             return score
+        depth -= internal_iterative_reduction(depth, tt_move)
         static_eval = None if in_check else self.evaluate(board)
         self.static_evals[ply] = static_eval
         improving = self.is_improving(ply)
