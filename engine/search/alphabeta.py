@@ -9,11 +9,14 @@ limit ends an iteration in its middle, and the move played is the best of the de
 whose first root move completed. `go movetime`, `nodes` and `depth` are exact: the search runs
 to the time, the node or the end of the iteration.
 
-The quiescence search is Greenblatt's unlimited capture search with stand-pat (1967,
-Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a
-depth or width limit"); mate scores and their table adjustment follow CPW "Score"
-(CPW "Score"). `AlphaBetaSearch` is also the base of the Greenblatt mode, which
-replaces the move selection of interior nodes.
+Selectivity, each in a function named for what it decides: null-move pruning with
+verification, late move reductions, internal iterative reduction, reverse futility, futility
+and late move pruning, and static exchange evaluation to order captures and to prune losing
+ones in the capture search (docs/reference/search_selectivity.md). The quiescence search is
+Greenblatt's unlimited capture search with stand-pat (Greenblatt et al. 1967: "sequences of
+favorable captures or pawn promotions without a depth or width limit"); mate scores and their
+table adjustment follow CPW "Score". `AlphaBetaSearch` is also the base of the Greenblatt
+mode, which replaces the move selection of interior nodes.
 """
 
 from __future__ import annotations
