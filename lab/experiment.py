@@ -180,7 +180,8 @@ class Experiment:
         resumes: our engine is `builtin:tempo` (`builtin:tempo@<commit>` at a revision) rather
         than its interpreter's path and tree, another engine's program and working directory are
         the relative paths the file gave (`EngineSpec.given`) where it gave relative ones, and
-        the book is its file name and the SHA-256 of its content.
+        the book, as our engine's `EloTable` file, is its file name and the SHA-256 of its
+        content (`table_identity`).
         """
         return self._identity(as_given=True)
 
@@ -189,16 +190,20 @@ class Experiment:
 
         Before `EngineSpec.given`, every program and working directory was an absolute path;
         before calibrations named the formulas (`EloTable` empty) for our engine's levels,
-        they left the option out, when empty was the engine's default.
+        they left the option out, when empty was the engine's default; before
+        `table_identity`, our engine's `EloTable` file was its path as given.
         """
-        return [self._identity(as_given=False), self._identity(as_given=True, table_named=False)]
+        return [self._identity(as_given=False, table_hashed=False),
+                self._identity(as_given=True, table_named=False, table_hashed=False),
+                self._identity(as_given=True, table_hashed=False)]
 
-    def _identity(self, as_given: bool, table_named: bool = True) -> dict[str, Any]:
+    def _identity(self, as_given: bool, table_named: bool = True,
+                  table_hashed: bool = True) -> dict[str, Any]:
         data = self.config()
         for key in ("rounds", "games", "concurrency", "sprt", "out", "source", "backend", "log",
                     "wait_ms", "output"):
             data.pop(key)
-        for engine in data["engines"]:
+        for engine, spec in zip(data["engines"], self.engines):
             given = engine.pop("given")
             if as_given:
                 engine["cmd"][:1] = [given.get("cmd", engine["cmd"][0])]
@@ -214,6 +219,9 @@ class Experiment:
                 engine["cmd"] = ["builtin:tempo"]
                 if not table_named and engine["options"].get("EloTable") == "":
                     del engine["options"]["EloTable"]
+                if table_hashed and "EloTable" in engine["options"]:
+                    engine["options"]["EloTable"] = table_identity(
+                        engine["options"]["EloTable"], spec.cwd)
             revision = engine.pop("revision")  # absent unless set: older folders still resume
             if revision is not None:  # the commit names the tree and its interpreter
                 engine.update(cmd=[f"{engine['cmd'][0]}@{revision}"], cwd=None)
@@ -229,6 +237,20 @@ class Experiment:
             book["file"] = path.name
             book["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
         return data
+
+
+def table_identity(value: Any, cwd: str | None = None) -> Any:
+    """Our engine's `EloTable` value as an experiment's identity holds it: a file (the path
+    taken from the engine's working directory `cwd`, as the engine takes it) becomes its name
+    and the SHA-256 of its content, as the book does, so a table moved with the same content
+    still resumes its folder and one whose content changed does not. Any other value (empty:
+    the formulas; `<calibrated>`: the shipped table; a path to no file) stays as it is."""
+    if not isinstance(value, str) or not value:
+        return value
+    path = Path(cwd or ".") / value
+    if not path.is_file():
+        return value
+    return {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 @dataclass

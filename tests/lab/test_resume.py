@@ -296,3 +296,55 @@ def test_a_folder_of_levels_from_before_they_named_the_formulas_resumes(tmp_path
         assert store.game_count() == 4
         assert store.conn.execute("SELECT identity FROM experiment").fetchone()[0] == \
             json.dumps(first.identity(), sort_keys=True, default=str)
+
+
+def test_a_moved_table_resumes_its_folder_and_a_changed_one_is_refused(tmp_path):
+    """Our engine's `EloTable` file is its name and content in the identity, not its path: a
+    calibration folder played with a table at one place resumes with the same table elsewhere
+    (another checkout), plays no game again, and a folder whose identity an older version
+    wrote (the path) resumes too; a table whose content changed is refused, naming it."""
+    def write(where: Path) -> Path:
+        path = where / "levels.toml"
+        path.write_text(LEVELS.format(out=where / "out", games=2, book=BOOK,
+                                      table=where / "t.csv")
+                        .replace('tc = "1+0.01"', 'tc = "depth=1"')
+                        .replace("concurrency = 2", "concurrency = 1"))
+        return path
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    (here / "t.csv").write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n"
+                                "600,400,60,650,18\n800,800,40,500,12\n")
+    first = load_experiment(write(here))
+    assert first.identity()["engines"][0]["options"]["EloTable"]["file"] == "t.csv"
+    assert run_experiment(first, stream=io.StringIO(), live=False).exit_code == 0
+    with open_store(first.out) as store:
+        played = store.games()
+    assert len(played) == 2
+    shutil.move(here, there)
+    moved = load_experiment(write(there))
+    assert moved.engines[0].options["EloTable"] == str(there / "t.csv")
+    stream = io.StringIO()
+    assert run_experiment(moved, stream=stream, live=False).exit_code == 0
+    assert "all 2 already played: nothing to do" in stream.getvalue()
+    with open_store(moved.out) as store:
+        assert store.games().equals(played)  # no game played again
+    # the folder as an older version left it: the identity names the table's path
+    older = moved.earlier_identities()[2]
+    assert older["engines"][0]["options"]["EloTable"] == str(there / "t.csv")
+    with sqlite3.connect(moved.out / DB_NAME) as conn:
+        conn.execute("UPDATE experiment SET identity = ?",
+                     (json.dumps(older, sort_keys=True, default=str),))
+    conn.close()
+    stream = io.StringIO()
+    assert run_experiment(moved, stream=stream, live=False).exit_code == 0
+    assert "nothing to do" in stream.getvalue()
+    with open_store(moved.out) as store:
+        assert store.conn.execute("SELECT identity FROM experiment").fetchone()[0] == \
+            json.dumps(moved.identity(), sort_keys=True, default=str)
+    (there / "t.csv").write_text("Elo,NPS,MoveError,BlunderError,BlunderPer128\n"
+                                 "600,400,60,650,18\n800,900,40,500,12\n")
+    with pytest.raises(StoreError, match=r"EloTable\.sha256"):
+        run_experiment(load_experiment(write(there)), stream=io.StringIO(), live=False)
+    with open_store(moved.out) as store:
+        assert store.games().equals(played)
