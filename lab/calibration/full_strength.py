@@ -20,7 +20,7 @@ from lab.calibration.anchors import anchors_for
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import Measurement, range_top_line
 from lab.calibration.measure import fit_folders, play_stage, search_speeds
-from lab.calibration.outcome import FullStrength
+from lab.calibration.outcome import FullStrength, ends_at_full_strength
 from lab.calibration.separation import FULL_STRENGTH
 
 FOLDER = "full_strength"
@@ -76,6 +76,28 @@ def full_strength_line(cal: Calibration, result: FullStrength) -> tuple[str, boo
         return None
     return range_top_line(result.declared, Measurement(result.measured, result.halfwidth),
                           result.bound, result.games, cal.thresholds.agreement_se)
+
+
+def curve_end(cal: Calibration, result: FullStrength | None) -> float | None:
+    """The Elo the correction's curve ends at, as full strength (None when it ends at no
+    rating: another engine, no stage U, or a perfect score): the declared top when criterion U
+    accepts the measurement, since the engine plays its top as full strength, else the measured
+    rating. With full strength at 1645 ± 55 against a declared 1680 (U passes, 1.2 SE), the
+    curve ends at 1680, so the 1650 target is in the table rather than above its end."""
+    if not ends_at_full_strength(result, cal):
+        return None
+    check = full_strength_line(cal, result)
+    return result.declared if check is not None and check[1] else result.measured
+
+
+def curve_end_text(cal: Calibration, result: FullStrength) -> str:
+    """Where the curve ends, for the report and the table's header: '1680, the declared top
+    (U accepts full strength's 1645 ± 55)' or '1500 ± 40, full strength's rating'."""
+    end = curve_end(cal, result)
+    if end is not None and end == result.declared and end != result.measured:
+        return (f"{end:.0f}, the declared top (U accepts full strength's "
+                f"{rating_text(result)})")
+    return f"{rating_text(result)}, full strength's rating"
 
 
 def full_strength_lines(cal: Calibration, result: FullStrength) -> list[str]:

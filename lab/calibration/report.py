@@ -18,7 +18,7 @@ import pandas as pd
 from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration, ReportOnly
 from lab.calibration.criteria import head_to_head
-from lab.calibration.full_strength import full_strength_lines
+from lab.calibration.full_strength import curve_end_text, full_strength_lines
 from lab.calibration.outcome import (
     AnchorRating,
     CalibrationOutcome,
@@ -169,8 +169,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
                          f"{', '.join(map(str, sorted(correction.rows)))}.")
             full = outcome.full_strength
             if ends_at_full_strength(full, cal):
-                lines.append(f"The curve's last point is full strength, {full.measured:.0f} ± "
-                             f"{full.halfwidth:.0f} (stage U), as a row with the top search "
+                lines.append("The curve's last point is full strength, "
+                             f"{curve_end_text(cal, full)} (stage U), as a row with the top search "
                              "effort and no move error or blunder: the targets between the "
                              "strongest level and the top lie on the way to it.")
             if correction.adjusted:

@@ -32,7 +32,12 @@ from lab.calibration.checks import replication, robustness, transitivity
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.correct import Correction, correct_table
 from lab.calibration.criteria import judge
-from lab.calibration.full_strength import full_strength_line, rate_full_strength
+from lab.calibration.full_strength import (
+    curve_end,
+    curve_end_text,
+    full_strength_line,
+    rate_full_strength,
+)
 from lab.calibration.measure import (
     NothingPlayed,
     decided_games,
@@ -105,14 +110,17 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
                   full: FullStrength | None = None) -> Correction:
     """The correction from all measurements so far (see `pooled_points`).
 
-    For our engine, full strength's rating (`full`, stage U) is the curve's last point, at
+    For our engine, full strength (`full`, stage U) is the curve's last point, at
     `tables.full_strength_row`: the strongest level still makes move errors and blunders, and
     without that point every target between its rating and full strength's would be left out
-    of the table, and `UCI_Elo` up to the top would play the strongest level.
+    of the table, and `UCI_Elo` up to the top would play the strongest level. The point's Elo
+    is `full_strength.curve_end`: the declared top when criterion U accepts the measurement,
+    else the measured rating; its error is the measurement's.
     """
     measured, params, errors = pooled_points(cal, rounds)
-    if ends_at_full_strength(full, cal):
-        measured.append(full.measured)
+    end = curve_end(cal, full)
+    if end is not None and full is not None:
+        measured.append(end)
         errors.append(max(full.halfwidth, 1.0))
         for column, value in full_strength_row(list(params)).items():
             params[column].append(value)
@@ -253,9 +261,9 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                             "the curve's strongest point: not in this table")
         full = outcome.full_strength
         if ends_at_full_strength(full, cal):
-            left_out.append(f"the curve ends at full strength, {full.measured:.0f} ± "
-                            f"{full.halfwidth:.0f} (stage U), as the row NPS "
-                            f"{FULL_STRENGTH_NPS}, no move error, no blunder")
+            left_out.append(f"the curve ends at full strength, {curve_end_text(cal, full)} "
+                            f"(stage U), as the row NPS {FULL_STRENGTH_NPS}, no move error, "
+                            "no blunder")
         outside = extrapolated_targets(cal, result.correction)
         if outside:
             left_out.append(f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the "

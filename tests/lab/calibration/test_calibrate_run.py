@@ -851,6 +851,40 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
     assert correct_round(cal, rounds, bounded).above == [1600, 1650]  # no rating: no point
 
 
+def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_strength():
+    """Full strength at 1645 ± 55 against a declared 1680: U accepts it (35 Elo, 1.2 SE), so
+    the engine plays its top as full strength and the curve ends at 1680, which puts the 1650
+    target in the table (ending at 1645 left it above the curve, and L1650 out of round 2). A
+    measurement U rejects is the curve's end as before."""
+    from lab.calibration.full_strength import curve_end, curve_end_text, full_strength_line
+    from lab.calibration.outcome import FullStrength, RoundResult
+    from lab.calibration.run import correct_round
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    assert cal.declared_top == 1680 and cal.thresholds.agreement_se == 2.0
+    columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
+    params = {1050: dict(zip(columns, [60685.0, 20.0, 193.0, 11.0, 0.6875], strict=True)),
+              1650: dict(zip(columns, [1785733.0, 5.0, 50.0, 6.0, 1.0], strict=True))}
+    measured = pd.DataFrame({"nominal": [1050, 1650], "measured": [1000.0, 1550.0],
+                             "halfwidth": [60.0, 60.0], "bound_rating": [math.nan, math.nan]})
+    rounds = [RoundResult(1, Path("r1"), [1050, 1650], params, None, measured, None, None)]
+    near = FullStrength(1680.0, 1645.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
+    assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1680.0
+    topped = correct_round(cal, rounds, near)
+    assert max(topped.rows) == 1650 and not topped.above
+    assert 0 < topped.rows[1650]["MoveError"] < 5
+    assert curve_end_text(cal, near) == ("1680, the declared top (U accepts full strength's "
+                                         "1645 ± 55)")
+    far = FullStrength(1680.0, 1600.0, 20.0, "", 900, 40.0, ("sf-elo1700",))  # 80 Elo, 7.8 SE
+    assert not full_strength_line(cal, far)[1] and curve_end(cal, far) == 1600.0
+    ended = correct_round(cal, rounds, far)
+    assert max(ended.rows) == 1600 and ended.above == [1650]
+    assert curve_end_text(cal, far) == "1600 ± 20, full strength's rating"
+    assert curve_end(cal, FullStrength(1680.0, 1500.0, 40.0, "", 180, 30.0, ())) == 1500.0
+    bounded = FullStrength(1680.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
+    assert curve_end(cal, bounded) is None and curve_end(cal, None) is None
+
+
 def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     """From round 2 our engine's levels play the previous round's corrected table: the levels
     it covers are measured, each with the parameters the engine itself reads from that table
