@@ -303,8 +303,10 @@ class StrengthLimiter:
         ctx.stopper = ChainedStopper([ctx.stopper, ThrottleStopper(throttle)])
 
     def choose(self, ctx: SearchContext, result: SearchResult) -> SearchResult:
-        """The result with the move to play: `choose_move` over the exactly scored root moves
-        when limited (§1.4); the chosen line is reported as the final `info` line."""
+        """The result with the move to play: `choose_move` over the root lines the search placed
+        when limited (§1.4: the best exact, every other move a bound against the floor, which
+        decides its eligibility as its exact score would); the chosen line is reported as the
+        final `info` line, with its bound."""
         if not (self.limited and self.params.makes_errors and result.lines):
             return result
         if simple_won_ending(ctx.board):
@@ -322,8 +324,8 @@ class StrengthLimiter:
         if line.move != result.best_move:
             ctx.send(
                 f"info depth {max(result.depth, 1)} seldepth {result.seldepth} multipv 1 "
-                f"score {to_uci(line.score)} nodes {result.nodes} time {int(result.time_ms)} "
-                f"pv {' '.join(move.uci() for move in line.pv)}"
+                f"score {to_uci(line.score, line.bound)} nodes {result.nodes} "
+                f"time {int(result.time_ms)} pv {' '.join(move.uci() for move in line.pv)}"
             )
         return dataclasses.replace(result, best_move=line.move, score=line.score,
                                    pv=list(line.pv))

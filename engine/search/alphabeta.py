@@ -202,6 +202,8 @@ class AlphaBetaSearch:
         self.root_score = 0
         self.root_pv: list[chess.Move] = []
         self.lines: list[RootLine] = []
+        self.placed: list[RootLine] = []
+        """The root lines the current iteration has placed so far (`score_every_root_move`)."""
         self.root_moves: list[chess.Move] = []
         """Set by `run`; empty for a quiescence search called on its own (engine.features)."""
         self.stop_reason = ""
@@ -241,6 +243,7 @@ class AlphaBetaSearch:
                     board.pop()
                 del self.keys[keys_len:]
                 reason = self.stop_reason
+                self.play_stopped_iteration(depth)
                 if self.root_best is not None:
                     self.send_info(max(self.completed_depth, 1), 1, self.root_score, self.root_pv)
                 break
@@ -276,6 +279,18 @@ class AlphaBetaSearch:
             stop_figures=self.stop_figures,
         )
 
+    def play_stopped_iteration(self, depth: int) -> None:
+        """A search stopped within an iteration that places every root move chooses among the
+        moves that iteration placed, once its first move is scored, and sends their lines (as
+        a stopped PVS plays its iteration's best rather than the last complete one's)."""
+        lines = self.stopped_lines()
+        if not lines:
+            return
+        self.lines = lines
+        self.root_best, self.root_score, self.root_pv = lines[0].move, lines[0].score, lines[0].pv
+        for index, line in enumerate(lines):
+            self.send_info(depth, index + 1, line.score, line.pv, line.bound)
+
     def order_root(self, moves: list[chess.Move]) -> list[chess.Move]:
         """Root moves: the table move, then by plausibility (captures by expected gain first)."""
         board = self.board
@@ -303,8 +318,7 @@ class AlphaBetaSearch:
             lines = self.score_every_root_move(depth)
             lines.sort(key=lambda line: -line.score)
             for index, line in enumerate(lines):
-                self.send_info(depth, index + 1, line.score, line.pv,
-                               "upperbound" if line.upper else None)
+                self.send_info(depth, index + 1, line.score, line.pv, line.bound)
         else:
             lines = []
             chosen: list[chess.Move] = []
@@ -392,61 +406,89 @@ class AlphaBetaSearch:
         return best, best_move, best_pv
 
     def score_every_root_move(self, depth: int) -> list[RootLine]:
-        """Every root move's score, in the order of the last iteration, alpha never raised from
-        one root move to the next (MadChess's limited-strength root, docs/reference/elo_limit.md
-        §1.4 step 1); a new best is kept for an early stop.
+        """Every root move placed for the strength limiter's choice, in the order of the last
+        iteration, alpha never raised from one root move to the next (MadChess's
+        limited-strength root, docs/reference/elo_limit.md §1.4 step 1); a new best is kept for
+        an early stop, and the lines placed so far in `self.placed`.
 
-        MadChess searches each with the full window. With `ctx.choice_margin` set, a move is
-        first tested with a null window at the floor (best so far − margin) and searched with
-        the full window only when it reaches the floor: a move below it can never be chosen
-        (the floor only rises), so its upper bound is enough, and proving it costs a null-window
-        search instead of a principal-variation one.
+        MadChess searches each with the full window. With `ctx.choice_margin` set, the choice
+        needs less: the best move's score, and for every other move whether it reaches the floor
+        (best − margin), since the move is drawn uniformly among those that do. So the first
+        move (the last iteration's best) is scored exactly and every other one is placed with
+        null windows (`place_root_move`): below the floor (an upper bound), at or above it but
+        not above the best (a lower bound, the floor), or above the best (searched again for its
+        exact score: the new best). A move known only to reach an older floor is tested again
+        at the last one. The cost is about that of one principal-variation line.
         """
         board = self.board
         key = position_key(board)
         self.keys.append(key)
-        lines = []
+        self.placed = []
         best = -INFINITE
         margin = self.ctx.choice_margin
-        last = {line.move: line.score for line in self.lines}
         for move in self.root_moves:
             board.push(move)
-            bound = self.below_floor(depth, best, margin, last.get(move))
-            upper = bound is not None
-            if upper:
-                score = bound
-            else:
-                self.pv[1] = []
-                score = -self.search(depth - 1, -INFINITE, INFINITE, 1, True)
+            line = self.place_root_move(move, depth, best, margin)
             board.pop()
-            pv = [move] if upper else [move, *self.pv[1]]
-            if depth > 1 and not upper:
-                score = self.confirm_root_score(move, score)
-            lines.append(RootLine(move, score, pv, upper))
-            if score > best:
+            if line.bound is None and depth > 1:
+                line.score = self.confirm_root_score(move, line.score)
+            self.placed.append(line)
+            if line.bound is None and line.score > best:
                 self.best_move_changes += best > -INFINITE
-                best = score
-                self.root_best, self.root_score, self.root_pv = move, score, pv
+                best = line.score
+                self.root_best, self.root_score, self.root_pv = move, line.score, line.pv
+        if margin is not None and abs(best) < MATE_BOUND:
+            for index, line in enumerate(self.placed):
+                if line.bound == "lowerbound" and line.score < best - margin:
+                    board.push(line.move)
+                    self.placed[index] = self.test_at_floor(line.move, depth, best - margin)
+                    board.pop()
         self.keys.pop()
         code = encode_move(self.root_best.from_square, self.root_best.to_square,
                            self.root_best.promotion)
         self.tt.store(key, depth, EXACT, to_tt(best, 0), code)
-        return lines
+        return self.placed
 
-    def below_floor(self, depth: int, best: int, margin: int | None,
-                    last: int | None) -> int | None:
-        """The root move just made, tested with a null window at the floor best − margin: its
-        score's upper bound when it lies below the floor, else None. Tested only when its score
-        in the last iteration (`last`) lay below the floor: a move expected to reach it is
-        searched with the full window at once, as PVS expects the first move to be best. Never
-        with no margin, no best yet, or a mate score as best, which is kept exact (CPW "Score")."""
+    def place_root_move(self, move: chess.Move, depth: int, best: int,
+                        margin: int | None) -> RootLine:
+        """The root move just made, placed against the floor best − margin and the best: exact
+        with no margin, no best yet or a mate score as best (kept exact, CPW "Score")."""
         if margin is None or best == -INFINITE or abs(best) >= MATE_BOUND:
-            return None
-        floor = best - margin
-        if last is None or last >= floor:
-            return None
+            return self.exact_root_line(move, depth, -INFINITE)
+        line = self.test_at_floor(move, depth, best - margin)
+        if line.bound == "upperbound":
+            return line
+        if -self.search(depth - 1, -best - 1, -best, 1, False) <= best:
+            return line
+        above = self.exact_root_line(move, depth, best)
+        return above if above.score > best else line
+
+    def test_at_floor(self, move: chess.Move, depth: int, floor: int) -> RootLine:
+        """The root move just made, tested with a null window at `floor`: an upper bound of its
+        score below the floor, else the floor as a lower bound."""
         score = -self.search(depth - 1, -floor, -floor + 1, 1, False)
-        return score if score < floor else None
+        if score < floor:
+            return RootLine(move, score, [move], "upperbound")
+        return RootLine(move, floor, [move], "lowerbound")
+
+    def exact_root_line(self, move: chess.Move, depth: int, alpha: int) -> RootLine:
+        """The root move just made, searched with the window (alpha, ∞): exact above alpha."""
+        self.pv[1] = []
+        score = -self.search(depth - 1, -INFINITE, -alpha, 1, True)
+        return RootLine(move, score, [move, *self.pv[1]])
+
+    def stopped_lines(self) -> list[RootLine]:
+        """The lines of an iteration stopped once its first move was scored: what a stopped
+        PVS plays from. A move known only to reach an older floor is not placed against the
+        last one and is left out; every move not reached is too."""
+        exact = [line.score for line in self.placed if line.bound is None]
+        if not exact:
+            return []
+        margin = self.ctx.choice_margin
+        floor = max(exact) - margin if margin is not None else -INFINITE
+        placed = [line for line in self.placed
+                  if not (line.bound == "lowerbound" and line.score < floor)]
+        return sorted(placed, key=lambda line: -line.score)
 
     def select_root(self, moves: list[chess.Move]) -> FullWidth:
         """Which root moves to search (all of them in the full-width mode)."""

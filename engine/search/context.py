@@ -55,19 +55,21 @@ class SearchContext:
     choice_margin: int | None = None
     """Alpha-beta with a line for every root move: a root move scoring more than this many
     centipawns below the best can never be chosen (the error budget the strength limiter drew for
-    this move), so it is only proven to lie below that floor, not scored exactly; None scores
-    every move."""
+    this move), and one reaching the floor is eligible whatever its score, so every root move but
+    the best is only placed against the floor and the best (`RootLine.bound`); None scores every
+    move exactly."""
 
 
 @dataclass
 class RootLine:
-    """One scored root move (one MultiPV line), score from the root side's view; `upper` when
-    the score is only an upper bound (a move proven below the choice margin's floor)."""
+    """One scored root move (one MultiPV line), score from the root side's view; `bound` as
+    UCI says it when the score is only a bound: "upperbound" for a move proven below the choice
+    margin's floor, "lowerbound" (the floor) for one proven to reach it, None when exact."""
 
     move: chess.Move
     score: int
     pv: list[chess.Move]
-    upper: bool = False
+    bound: str | None = None
 
 
 @dataclass

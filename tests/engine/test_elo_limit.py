@@ -277,28 +277,31 @@ def test_a_weakened_engine_mates_with_king_and_queen():
         defender.quit()
 
 
-def final_lines(lines: list[str]) -> dict[str, int]:
-    """Scores of every root move at the deepest iteration that scored them all: each (depth,
-    multipv) line as first sent, before the choice (later lines report the partial iteration's
-    best and the move played)."""
-    by_depth: dict[int, dict[int, tuple[str, int]]] = {}
+def final_lines(lines: list[str]) -> dict[str, tuple[int, str | None]]:
+    """Score and bound of every root move the choice saw: the deepest iteration's lines, each
+    (depth, multipv) line as first sent, before the choice (the last line of a complete depth
+    repeats its best; a stopped iteration sends the moves it placed)."""
+    by_depth: dict[int, dict[int, tuple[str, int, str | None]]] = {}
     for line in lines:
         if line.startswith("info string strength choice"):
             break
         match = re.match(r"info depth (\d+) .*multipv (\d+) score (cp|mate) (-?\d+) "
-                         r"(?!lowerbound|upperbound).*? pv (\S+)", line)
+                         r"(lowerbound |upperbound )?.*? pv (\S+)", line)
         if match:
-            depth, index, kind, value, move = match.groups()
+            depth, index, kind, value, bound, move = match.groups()
             score = int(value)
             if kind == "mate":  # back to the engine's scale: mate at ply p is 32000 - p
                 score = 32000 - (2 * score - 1) if score > 0 else -32000 - 2 * score
-            by_depth.setdefault(int(depth), {}).setdefault(int(index), (move, score))
-    count = max(len(scored) for scored in by_depth.values())
-    depth = max(d for d, scored in by_depth.items() if len(scored) == count)
-    return {move: score for move, score in by_depth[depth].values()}
+            entry = (move, score, bound.strip() if bound else None)
+            by_depth.setdefault(int(depth), {}).setdefault(int(index), entry)
+    deepest = by_depth[max(by_depth)]
+    return {move: (score, bound) for move, score, bound in deepest.values()}
 
 
 def test_low_elo_errs_in_real_play_but_never_beyond_its_budget():
+    """Each move is drawn among those its search proved within the budget of the best: the best
+    scored exactly, every other move placed against the floor (best − budget) with the bound
+    UCI names, upper bounds below the floor and lower bounds at it."""
     params = params_for_elo(600)
     epd = (REPO / "experiments" / "books" / "openings_8ply.epd").read_text().splitlines()
     process = raw_engine()
@@ -306,24 +309,29 @@ def test_low_elo_errs_in_real_play_but_never_beyond_its_budget():
                        "setoption name UCI_Elo value 600", "setoption name LimitMode value nodes",
                        "setoption name Seed value 5", "ucinewgame"])
     other = 0
+    bounds = set()
     try:
         for text in epd[:10]:
             board, _ = chess.Board.from_epd(text)
             # 10 s: the node budget (about 5,000 nodes) ends the search, never the clock, even
-            # on a busy machine, so the first iteration scores every root move.
+            # on a busy machine, so the first iteration places every root move.
             lines = search_lines(process, [f"position fen {board.fen()}", "go movetime 10000"])
             scores = final_lines(lines)
-            assert len(scores) == board.legal_moves.count()
+            assert 1 <= len(scores) <= board.legal_moves.count()
             choice = re.search(r"strength choice (\S+) score (-?\d+) best (-?\d+) budget (\d+)",
                                "\n".join(lines))
             move, score, best, budget = choice[1], *map(int, choice.groups()[1:])
             assert lines[-1].split()[1] == move
-            assert scores[move] == score and max(scores.values()) == best
+            assert scores[move][0] == score and max(s for s, _ in scores.values()) == best
             assert budget in (params.move_error, params.blunder_error)
-            assert score >= best - budget
+            assert score >= best - budget and scores[move][1] != "upperbound"
+            for placed, bound in scores.values():
+                bounds.add(bound)
+                assert bound != "upperbound" or placed < best - budget
+                assert bound != "lowerbound" or placed == best - budget
             other += score < best
     finally:
         process.stdin.write("quit\n")
         process.stdin.flush()
         process.wait(timeout=10)
-    assert other >= 3
+    assert other >= 3 and {"upperbound", "lowerbound"} <= bounds

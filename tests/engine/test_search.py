@@ -228,24 +228,73 @@ def test_scoring_every_root_move_costs_far_fewer_nodes_than_a_search_per_line():
 
 
 @pytest.mark.parametrize("name", ["italian", "qgd", "giuoco"])
-def test_a_choice_margin_bounds_the_moves_that_cannot_be_chosen(name):
-    """With the limiter's drawn budget as margin, a root move is scored exactly or proven more
-    than the margin below the best (its line an upper bound), so the choice sees the same
-    eligible moves; the proof is a null-window search, far cheaper than MadChess's full window.
-    Depth 4 node counts (deterministic): italian 5078 against 15431 with every move exact, qgd
-    13582 against 40899, giuoco 6136 against 32145; one best line alone costs 1059, 3182, 2031."""
+def test_a_choice_margin_places_every_move_against_the_floor(name):
+    """With the limiter's drawn budget as margin, the best root move is scored exactly and every
+    other one placed against the floor (best − margin): below it (an upper bound) or reaching it
+    (the floor as a lower bound), so the choice sees the eligible moves; the placing costs about
+    one principal-variation line. Depth 4 node counts (deterministic): italian 1287, qgd 4963,
+    giuoco 2256 against 15431, 40899 and 32145 with every move exact; one line alone costs 1059,
+    3182 and 2031 (qgd's best changes in the last iteration, which costs a re-search)."""
     fen, margin = WIDE[name], 5
     moves = chess.Board(fen).legal_moves.count()
     exact = search_in_process(fen, 4, moves)
     bounded = search_in_process(fen, 4, moves, choice_margin=margin)
+    one_line = search_in_process(fen, 4, 1)
     assert {line.move for line in bounded.lines} == set(chess.Board(fen).legal_moves)
     best = bounded.lines[0]
-    assert not best.upper and bounded.best_move == best.move
-    uppers = [line for line in bounded.lines if line.upper]
-    assert uppers and all(line.score < best.score - margin for line in uppers)
-    assert all(line.pv == [line.move] for line in uppers)
-    assert not any(line.upper for line in exact.lines)
-    assert bounded.nodes < 0.5 * exact.nodes, (bounded.nodes, exact.nodes)
+    assert best.bound is None and bounded.best_move == best.move
+    floor = best.score - margin
+    uppers = [line for line in bounded.lines if line.bound == "upperbound"]
+    assert uppers and all(line.score < floor and line.pv == [line.move] for line in uppers)
+    assert all(line.score == floor for line in bounded.lines if line.bound == "lowerbound")
+    assert all(line.score <= best.score for line in bounded.lines)
+    assert not any(line.bound for line in exact.lines)
+    assert bounded.nodes < 0.2 * exact.nodes, (bounded.nodes, exact.nodes)
+    assert bounded.nodes < 1.7 * one_line.nodes, (bounded.nodes, one_line.nodes)
+
+
+def test_a_move_known_to_reach_an_older_floor_is_placed_against_the_last_one():
+    """When the best rises after a move reached the floor of its time, that move is tested
+    again at the last floor: every lower bound is the final floor, so no move is eligible on an
+    older, lower one. In this book position (margin 10, depth 4) the best rises late."""
+    fen = "r1bqkbnr/p1pp2pp/2n5/1p2pp2/4PP2/8/PPPP2PP/RNBQKBNR w KQkq - 0 1"
+    margin = 10
+    result = search_in_process(fen, 4, chess.Board(fen).legal_moves.count(),
+                               choice_margin=margin)
+    floor = result.lines[0].score - margin
+    lowers = [line for line in result.lines if line.bound == "lowerbound"]
+    assert lowers and all(line.score == floor for line in lowers)
+    assert all(line.score < floor for line in result.lines if line.bound == "upperbound")
+
+
+@pytest.mark.parametrize("budget", [4400, 4600])
+def test_a_search_stopped_within_an_iteration_chooses_among_the_moves_it_placed(budget):
+    """A node budget that ends depth 5 of the four knights within its iteration: depth 4's best
+    is c1g5 (-9), the stopped iteration scored b1c3 first (44, the best of the complete depth 5
+    too), so the lines are the stopped iteration's (the moves it placed, b1c3 first), not depth
+    4's, as a stopped PVS plays its iteration's best."""
+    from engine import search
+    from engine.evaluate import Evaluator
+    from engine.search.context import SearchContext
+    from engine.tt import TranspositionTable
+    from timecontrol.stopper import ChainedStopper, DepthStopper, NodesStopper
+
+    fen, margin = WIDE["four_knights"], 5
+    moves = chess.Board(fen).legal_moves.count()
+    assert search_in_process(fen, 4, moves, choice_margin=margin).best_move.uci() == "c1g5"
+    sent: list[str] = []
+    ctx = SearchContext(
+        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
+        stopper=ChainedStopper([DepthStopper(5), NodesStopper(budget)]), send=sent.append,
+        multipv=moves, choice_margin=margin,
+    )
+    result = search.run("alphabeta", ctx)
+    assert result.depth == 4 and result.stop_reason == "nodes"
+    assert result.best_move.uci() == "b1c3" and result.lines[0].move == result.best_move
+    assert result.lines[0].bound is None and 1 < len(result.lines) < moves
+    floor = result.lines[0].score - margin
+    assert all(line.score == floor for line in result.lines if line.bound == "lowerbound")
+    assert any(line.startswith("info depth 5 ") and " multipv 2 " in line for line in sent)
 
 
 def test_a_choice_margin_keeps_mate_scores_exact():
@@ -255,7 +304,7 @@ def test_a_choice_margin_keeps_mate_scores_exact():
     moves = chess.Board(fen).legal_moves.count()
     result = search_in_process(fen, 3, moves, choice_margin=5)
     assert result.best_move == chess.Move.from_uci("a1a8") and result.score >= MATE_BOUND
-    assert len(result.lines) == moves and not any(line.upper for line in result.lines)
+    assert len(result.lines) == moves and not any(line.bound for line in result.lines)
 
 
 @pytest.mark.slow

@@ -811,8 +811,9 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
 
 
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
-    """Round 1 plays the formulas (`EloTable` empty) whatever table the engine loads by
-    default, so the committed calibration reproduces from a clean clone; later rounds name
+    """Without a table round 1 plays the formulas (`EloTable` empty) whatever table the engine
+    loads by default, so a calibration reproduces from a clean clone; with one (the final
+    calibration's start table, beside its results) round 1 names it, and later rounds name
     their corrected table."""
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.uses_table
@@ -820,6 +821,7 @@ def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
                                        "UCI_LimitStrength": True, "UCI_Elo": 1250,
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
+    assert cal.table == (cal.out / "start_table.csv").resolve() and cal.table.is_file()
 
 
 def test_the_correction_ends_at_full_strength_for_our_engine():
