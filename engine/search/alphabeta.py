@@ -478,14 +478,16 @@ class AlphaBetaSearch:
         return RootLine(move, score, [move, *self.pv[1]])
 
     def stopped_lines(self) -> list[RootLine]:
-        """The lines of an iteration stopped once its first move was scored: what a stopped
-        PVS plays from. A move known only to reach an older floor is not placed against the
-        last one and is left out; every move not reached is too."""
+        """The lines of an iteration stopped once its first move was scored, for the strength
+        limiter's choice (`ctx.choice_margin`): what a stopped PVS plays from. A move known only
+        to reach an older floor is not placed against the last one and is left out; every move
+        not reached is too. Empty without a choice: MultiPV analysis keeps the last complete
+        iteration's lines, every move in them."""
         exact = [line.score for line in self.placed if line.bound is None]
-        if not exact:
-            return []
         margin = self.ctx.choice_margin
-        floor = max(exact) - margin if margin is not None else -INFINITE
+        if not exact or margin is None:
+            return []
+        floor = max(exact) - margin
         placed = [line for line in self.placed
                   if not (line.bound == "lowerbound" and line.score < floor)]
         return sorted(placed, key=lambda line: -line.score)

@@ -295,6 +295,14 @@ def test_a_search_stopped_within_an_iteration_chooses_among_the_moves_it_placed(
     floor = result.lines[0].score - margin
     assert all(line.score == floor for line in result.lines if line.bound == "lowerbound")
     assert any(line.startswith("info depth 5 ") and " multipv 2 " in line for line in sent)
+    analysis = SearchContext(
+        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
+        stopper=ChainedStopper([DepthStopper(5), NodesStopper(budget)]), send=sent.append,
+        multipv=moves,
+    )
+    result = search.run("alphabeta", analysis)  # no choice: the last complete iteration's lines
+    assert result.stop_reason == "nodes" and len(result.lines) == moves
+    assert not any(line.bound for line in result.lines)
 
 
 def test_a_choice_margin_keeps_mate_scores_exact():
