@@ -824,21 +824,28 @@ def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
     assert cal.table == (cal.out / "start_table.csv").resolve() and cal.table.is_file()
 
 
-def test_the_correction_ends_at_full_strength_for_our_engine():
-    """The strongest level still errs, so without full strength's rating as the curve's last
-    point the targets between the two would be left out of the table; with it, they lie on
-    the way to no move error at the top search effort."""
-    from lab.calibration.outcome import FullStrength, RoundResult
-    from lab.calibration.run import correct_round
-    from lab.calibration.tables import FULL_STRENGTH_NPS
+def two_level_round():
+    """A round 1 of the final calibration that measured L1050 at 1000 and L1650 at 1550."""
+    from lab.calibration.outcome import RoundResult
 
-    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
     params = {1050: dict(zip(columns, [60685.0, 20.0, 193.0, 11.0, 0.6875], strict=True)),
               1650: dict(zip(columns, [1785733.0, 5.0, 50.0, 6.0, 1.0], strict=True))}
     measured = pd.DataFrame({"nominal": [1050, 1650], "measured": [1000.0, 1550.0],
                              "halfwidth": [60.0, 60.0], "bound_rating": [math.nan, math.nan]})
-    rounds = [RoundResult(1, Path("r1"), [1050, 1650], params, None, measured, None, None)]
+    return [RoundResult(1, Path("r1"), [1050, 1650], params, None, measured, None, None)]
+
+
+def test_the_correction_ends_at_full_strength_for_our_engine():
+    """The strongest level still errs, so without full strength's rating as the curve's last
+    point the targets between the two would be left out of the table; with it, they lie on
+    the way to no move error at the top search effort."""
+    from lab.calibration.outcome import FullStrength
+    from lab.calibration.run import correct_round
+    from lab.calibration.tables import FULL_STRENGTH_NPS
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    rounds = two_level_round()
     alone = correct_round(cal, rounds)
     assert min(alone.rows) == 1000 and max(alone.rows) == 1550
     assert alone.above == [1600, 1650]
@@ -859,17 +866,12 @@ def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_streng
     target in the table (ending at 1645 left it above the curve, and L1650 out of round 2). A
     measurement U rejects is the curve's end as before."""
     from lab.calibration.full_strength import curve_end, curve_end_text, full_strength_line
-    from lab.calibration.outcome import FullStrength, RoundResult
+    from lab.calibration.outcome import FullStrength
     from lab.calibration.run import correct_round
 
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.declared_top == 1680 and cal.thresholds.agreement_se == 2.0
-    columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
-    params = {1050: dict(zip(columns, [60685.0, 20.0, 193.0, 11.0, 0.6875], strict=True)),
-              1650: dict(zip(columns, [1785733.0, 5.0, 50.0, 6.0, 1.0], strict=True))}
-    measured = pd.DataFrame({"nominal": [1050, 1650], "measured": [1000.0, 1550.0],
-                             "halfwidth": [60.0, 60.0], "bound_rating": [math.nan, math.nan]})
-    rounds = [RoundResult(1, Path("r1"), [1050, 1650], params, None, measured, None, None)]
+    rounds = two_level_round()
     near = FullStrength(1680.0, 1645.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
     assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1680.0
     topped = correct_round(cal, rounds, near)
