@@ -147,16 +147,19 @@ WIDE = {  # positions with 30+ legal moves, and two smaller ones
 }
 
 
-def search_in_process(fen, depth, multipv, searchmoves=(), choice_margin=None):
+def search_in_process(fen, depth, multipv, searchmoves=(), choice_margin=None, nodes=None,
+                      send=lambda line: None):
+    """An alpha-beta search to `depth` (and, if given, at most `nodes` nodes) in this process."""
     from engine import search
     from engine.evaluate import Evaluator
     from engine.search.context import SearchContext
     from engine.tt import TranspositionTable
-    from timecontrol.stopper import ChainedStopper, DepthStopper
+    from timecontrol.stopper import ChainedStopper, DepthStopper, NodesStopper
 
+    limits = [DepthStopper(depth)] + ([NodesStopper(nodes)] if nodes is not None else [])
     ctx = SearchContext(
         board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
-        stopper=ChainedStopper([DepthStopper(depth)]), send=lambda line: None,
+        stopper=ChainedStopper(limits), send=send,
         multipv=multipv, searchmoves=list(searchmoves), choice_margin=choice_margin,
     )
     return search.run("alphabeta", ctx)
@@ -273,34 +276,20 @@ def test_a_search_stopped_within_an_iteration_chooses_among_the_moves_it_placed(
     is c1g5 (-9), the stopped iteration scored b1c3 first (44, the best of the complete depth 5
     too), so the lines are the stopped iteration's (the moves it placed, b1c3 first), not depth
     4's, as a stopped PVS plays its iteration's best."""
-    from engine import search
-    from engine.evaluate import Evaluator
-    from engine.search.context import SearchContext
-    from engine.tt import TranspositionTable
-    from timecontrol.stopper import ChainedStopper, DepthStopper, NodesStopper
-
     fen, margin = WIDE["four_knights"], 5
     moves = chess.Board(fen).legal_moves.count()
     assert search_in_process(fen, 4, moves, choice_margin=margin).best_move.uci() == "c1g5"
     sent: list[str] = []
-    ctx = SearchContext(
-        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
-        stopper=ChainedStopper([DepthStopper(5), NodesStopper(budget)]), send=sent.append,
-        multipv=moves, choice_margin=margin,
-    )
-    result = search.run("alphabeta", ctx)
+    result = search_in_process(fen, 5, moves, choice_margin=margin, nodes=budget,
+                               send=sent.append)
     assert result.depth == 4 and result.stop_reason == "nodes"
     assert result.best_move.uci() == "b1c3" and result.lines[0].move == result.best_move
     assert result.lines[0].bound is None and 1 < len(result.lines) < moves
     floor = result.lines[0].score - margin
     assert all(line.score == floor for line in result.lines if line.bound == "lowerbound")
     assert any(line.startswith("info depth 5 ") and " multipv 2 " in line for line in sent)
-    analysis = SearchContext(
-        board=chess.Board(fen), evaluator=Evaluator(), tt=TranspositionTable(16),
-        stopper=ChainedStopper([DepthStopper(5), NodesStopper(budget)]), send=sent.append,
-        multipv=moves,
-    )
-    result = search.run("alphabeta", analysis)  # no choice: the last complete iteration's lines
+    # without a choice (MultiPV analysis): the last complete iteration's lines, every move
+    result = search_in_process(fen, 5, moves, nodes=budget)
     assert result.stop_reason == "nodes" and len(result.lines) == moves
     assert not any(line.bound for line in result.lines)
 
