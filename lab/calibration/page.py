@@ -4,7 +4,8 @@ Written by `tempo calibrate` beside `report.md` from the same figures: the ancho
 ratings, time control, games and fit first (docs/reference/elo_limit.md §5 asks for the scale
 before any number), the calibration plot, then per round each level's nominal and measured Elo
 with its interval and status (`lab.calibration.report.level_rows`, the report's own table), the
-verdict's figures and one pass/fail line per criterion, and links to the page of every stage
+verdict's figures and one pass/fail line per criterion, each level's result against each anchor
+it met (`lab.calibration.opponents`, as in the report), and links to the page of every stage
 (each stage is a results folder with its own page).
 """
 
@@ -17,9 +18,10 @@ from pathlib import Path
 
 from lab.calibration.config import Calibration
 from lab.calibration.full_strength import rating_text
+from lab.calibration.opponents import INTRO, beyond_text, opponent_rows
 from lab.calibration.outcome import CalibrationOutcome, FullStrength, RoundResult
 from lab.calibration.plot import calibration_figure
-from lab.calibration.report import level_rows, round_label
+from lab.calibration.report import level_rows, round_label, round_opponents
 from lab.export import write_atomically
 from lab.machine import machine
 from lab.page.layout import Markup, document, num, options_text, section, table
@@ -74,7 +76,8 @@ def _stage_links(folder: Path, result: RoundResult) -> str:
 
 
 def round_section(cal: Calibration, result: RoundResult) -> str:
-    """One round: the level table, the verdict and its criteria, the table it produced."""
+    """One round: the level table, the verdict and its criteria, the per-anchor diagnostic,
+    the table it produced."""
     head, rows = level_rows(cal, result)
     verdict = result.verdict
     figures = (f"Bias {num(verdict.bias, '+.1f')}, RMS error {num(verdict.rms, '.1f')}, max "
@@ -89,6 +92,11 @@ def round_section(cal: Calibration, result: RoundResult) -> str:
             + table(head, rows, numeric_from=1, numeric_to=len(head) - 1)
             + f"<p>{escape(figures)} Overall: <span class='{overall}'>"
               f"{overall.upper()}</span>.</p>" + criteria)
+    opponents = round_opponents(cal, result)
+    if opponents:
+        head, rows = opponent_rows(opponents)
+        body += (f"<p>{escape(INTRO)}</p>" + table(head, rows, numeric_from=2, numeric_to=7)
+                 + f"<p>{escape(beyond_text(opponents, cal.thresholds.agreement_se))}</p>")
     if result.corrected is not None:
         body += f"<p>Corrected table for the next round: {escape(str(result.corrected))}.</p>"
     body += _stage_links(cal.out, result)

@@ -4,7 +4,8 @@ The report states the scale first (anchors and their ratings, time control, open
 docs/reference/elo_limit.md §5 asks, and the anchor round robin's table (declared and measured
 ratings), then per round: each level's nominal and measured Elo with its
 95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
-levels marked as extrapolated, and which targets the corrected table had to leave out.
+levels marked as extrapolated, each level's result against each anchor it met beside its fit's
+prediction (`lab.calibration.opponents`), and which targets the corrected table had to leave out.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration, ReportOnly
 from lab.calibration.criteria import head_to_head
 from lab.calibration.full_strength import curve_end_text, full_strength_lines
+from lab.calibration.opponents import OpponentResult, opponent_lines, opponent_results
 from lab.calibration.outcome import (
     AnchorRating,
     CalibrationOutcome,
@@ -101,6 +103,13 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     return lines
 
 
+def round_opponents(cal: Calibration, result: RoundResult) -> list[OpponentResult]:
+    """Each level's result against each anchor it met in the round, beside its fit's prediction
+    (`lab.calibration.opponents`: the report's and the page's per-anchor table)."""
+    return opponent_results(result.ratings.head_to_head,
+                            [cal.level_name(lv) for lv in result.levels], cal.ratings)
+
+
 def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:
     """What an interim report (`tempo calibrate --report`) was written from: each stage reached
     so far, with the games it holds and plans, and what is left (`remaining_line`)."""
@@ -162,6 +171,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
             lines.append(f"- {'PASS' if ok else 'FAIL'} {name}: {detail}")
         lines.append(f"- **{'PASS' if verdict.passed else 'FAIL'}** overall")
         lines += _ladder_lines(cal, result)
+        lines += opponent_lines(round_opponents(cal, result), cal.thresholds.agreement_se)
         correction = result.correction
         if correction is not None:
             lines.append("")

@@ -15,6 +15,7 @@ import pytest
 
 from lab.calibration import CalibrationError, load_calibration, run_calibration
 from lab.calibration.tables import read_elo_table, write_elo_table
+from lab.ratings import fit_ratings
 from lab.revisions import has_commit
 from lab.store import open_store
 
@@ -596,12 +597,21 @@ def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
                     cal.thresholds)
     measured["extrapolated"] = [lv.extrapolated for lv in verdict.levels]
     measured["passed"] = [lv.passed for lv in verdict.levels]
+    hostile_name = "<script>alert(1)</script>"
+    games = pd.DataFrame({"white": ["L1400", hostile_name, "L1800", "sk3"] * 3,
+                          "black": [hostile_name, "L1400", "sk3", "L1800"] * 3,
+                          "result": ["1-0", "0-1", "0-1", "1-0", "1-0", "1/2-1/2"] * 2})
+    ratings = fit_ratings(games, anchors=cal.ratings)
     result = RoundResult(1, cal.out / "round1", [1400, 1800],
                          {1400: {"UCI_Elo": 1400.0}, 1800: {"UCI_Elo": 1800.0}}, None, measured,
-                         None, verdict)
+                         ratings, verdict)
     outcome = CalibrationOutcome(rounds=[result], problem="too few games")
     page = write_calibration_page(cal, outcome, "tempo calibrate cal.toml").read_text()
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    # the per-anchor diagnostic (lab.calibration.opponents), as in report.md
+    assert "Per anchor (a diagnostic, not a criterion)" in page
+    assert ("<td>L1400</td><td>&lt;script&gt;alert(1)&lt;/script&gt;</td><td class='n'>6</td>"
+            "<td class='n'>+3 −2 =1</td>") in page
     assert "Calibration: tiny" in page and "did not pass: No table was written" in page
     assert all(name in page for name, _, _ in verdict.lines)
     assert "<td class='n'>1450</td>" in page and "<td class='n'>-100</td>" in page
@@ -941,6 +951,9 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
 
     main(args)  # the calibration itself: 2 levels x 6 anchor games, one ladder pair of 6
     written = files()
+    final = (folder / "report.md").read_text()
+    assert "Per anchor (a diagnostic, not a criterion)" in final  # lab.calibration.opponents
+    assert len(re.findall(r"\| L1(4|8)00 \| sk[03] \| 6 \| \+\d −\d =\d \|", final)) == 2
     capsys.readouterr()
     assert main([*args, "--report"]) == 0
     printed = capsys.readouterr().out
