@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lab.calibration.criteria import family_se, score_se
-from lab.ratings.models import ORDO_SCALE
+from lab.ratings.models import OrdoModel
 
-#: The slope of the fit's expectancy, f = 1/(1 + e^(−βΔ)): Ordo's default, 202 points for 76 %
-#: (lab.ratings.models.OrdoModel, which `measure.fit_folders` fits with).
-BETA = math.log(0.76 / 0.24) / ORDO_SCALE
+#: The fit's model (`measure.fit_folders` fits Ordo's default: 202 points for 76 %), whose
+#: expectancy f = 1/(1 + e^(−βΔ)) predicts the scores and, inverted, gives the implied ratings.
+MODEL = OrdoModel()
 #: A perfect score counts as this (or 1 − it) in the implied rating, which is then a bound.
 PERFECT_CLIP = 0.05
 
@@ -67,11 +67,11 @@ def opponent_results(head_to_head: pd.DataFrame, levels: Sequence[str],
     for row in rows.sort_values(["level_order", "anchor_rating"]).itertuples(index=False):
         games = int(row.games)
         score = float(row.score) / 100.0
-        predicted = 0.5 + 0.5 * math.tanh(BETA * float(row.diff) / 2.0)  # 1/(1 + e^(−βΔ))
-        slope = BETA * predicted * (1.0 - predicted)
+        predicted = float(MODEL.expectancy(float(row.diff)))
+        slope = MODEL.beta * predicted * (1.0 - predicted)
         se = math.hypot(score_se(predicted, games), slope * float(row.diff_sd))
         clipped = min(max(score, PERFECT_CLIP), 1.0 - PERFECT_CLIP)
-        implied = float(row.anchor_rating) + math.log(clipped / (1.0 - clipped)) / BETA
+        implied = float(row.anchor_rating) + math.log(clipped / (1.0 - clipped)) / MODEL.beta
         results.append(OpponentResult(
             str(row.player), str(row.opponent), games, int(row.wins), int(row.draws),
             int(row.losses), score, predicted, (score - predicted) / se, implied))
@@ -105,14 +105,3 @@ def beyond_text(results: Sequence[OpponentResult], k: float = 2.0) -> str:
            for r in sorted(results, key=lambda r: -abs(r.z)) if abs(r.z) > limit]
     return (f"Beyond {limit:.2f} SE ({k:g} SE's false-alarm rate over {len(results)} pairs): "
             + (", ".join(far) if far else "none") + ".")
-
-
-def opponent_lines(results: Sequence[OpponentResult], k: float = 2.0) -> list[str]:
-    """The report's Markdown for `opponent_results`: the intro, the table and `beyond_text`
-    (nothing without a pair)."""
-    if not results:
-        return []
-    head, rows = opponent_rows(results)
-    return (["", INTRO, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-            + ["| " + " | ".join(cells) + " |" for cells in rows]
-            + ["", beyond_text(results, k)])

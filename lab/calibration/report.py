@@ -20,7 +20,13 @@ from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration, ReportOnly
 from lab.calibration.criteria import head_to_head
 from lab.calibration.full_strength import curve_end_text, full_strength_lines
-from lab.calibration.opponents import OpponentResult, opponent_lines, opponent_results
+from lab.calibration.opponents import (
+    INTRO,
+    OpponentResult,
+    beyond_text,
+    opponent_results,
+    opponent_rows,
+)
 from lab.calibration.outcome import (
     AnchorRating,
     CalibrationOutcome,
@@ -78,10 +84,14 @@ def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[l
     return head, rows
 
 
-def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
-    head, rows = level_rows(cal, result)
+def markdown_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table's lines: the headings, the rule, one line per row."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return lines + ["| " + " | ".join(cells) + " |" for cells in rows]
+
+
+def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
+    return markdown_table(*level_rows(cal, result))
 
 
 def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
@@ -108,6 +118,15 @@ def round_opponents(cal: Calibration, result: RoundResult) -> list[OpponentResul
     (`lab.calibration.opponents`: the report's and the page's per-anchor table)."""
     return opponent_results(result.ratings.head_to_head,
                             [cal.level_name(lv) for lv in result.levels], cal.ratings)
+
+
+def opponent_lines(results: list[OpponentResult], k: float = 2.0) -> list[str]:
+    """The report's Markdown for `opponent_results`: the intro, the table and `beyond_text`
+    (nothing without a pair)."""
+    if not results:
+        return []
+    return (["", INTRO, "", *markdown_table(*opponent_rows(results))]
+            + ["", beyond_text(results, k)])
 
 
 def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lab.calibration.opponents import opponent_lines, opponent_results
+from lab.calibration.opponents import opponent_results
+from lab.calibration.report import opponent_lines
 from lab.ratings import fit_ratings
 
 
