@@ -3,8 +3,10 @@
 A calibration runs for hours and is resumed across interruptions; its stages are only known once
 they are reached (a round's levels, and the anchors each plays, follow from the round before).
 The games of the stages not reached yet are counted from the file (`unreached_games`), the pace
-from the last games finished in any stage (`recent_pace`), so that the report can say how many
-games and about how long remain, as a match's progress line does.
+from every game the calibration has finished, its pauses left out (`running_pace`), so that the
+report can say how many games and about how long remain, as a match's progress line does. The
+pace of the whole run, not of its last games: stages run at 5-12 games a minute by opponent
+(a phalanx stage is quick, a Stockfish UCI_Elo stage slow), and the rest is a mix of them.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from lab.calibration.config import Calibration, ReportOnly
 from lab.calibration.separation import spread_pairs
 from lab.store import DB_NAME, read_store
 
-#: How many of the last finished games set the pace.
-PACE_GAMES = 200
+#: A gap between two finished games longer than this (minutes) is a pause: the run was stopped.
+PAUSE_MINUTES = 5.0
 
 
 def unreached_games(cal: Calibration, reached: list[str]) -> int:
@@ -45,15 +47,18 @@ def unreached_games(cal: Calibration, reached: list[str]) -> int:
     return total
 
 
-def recent_pace(finished: pd.Series, games: int = PACE_GAMES) -> float | None:
-    """Games a minute over the last `games` finish times (timestamps), or None with fewer than
-    two or no time between them."""
+def running_pace(finished: pd.Series, pause_minutes: float = PAUSE_MINUTES
+                 ) -> tuple[float, int] | None:
+    """Games a minute while the calibration ran, and how many games that is from: the finish
+    times (timestamps, any order) sorted, each gap between consecutive games over
+    `pause_minutes` left out as a pause. None with fewer than two games or no time running."""
     times = pd.to_datetime(finished, utc=True, format="ISO8601").dropna().sort_values()
-    times = times.iloc[-games:]
-    if len(times) < 2:
+    gaps = times.diff().dt.total_seconds().iloc[1:] / 60.0
+    running = gaps[gaps <= pause_minutes]
+    minutes = float(running.sum())
+    if running.empty or minutes <= 0:
         return None
-    minutes = (times.iloc[-1] - times.iloc[0]).total_seconds() / 60.0
-    return (len(times) - 1) / minutes if minutes > 0 else None
+    return len(running) / minutes, len(times)
 
 
 def finish_times(out: Path) -> pd.Series:
@@ -69,15 +74,17 @@ def finish_times(out: Path) -> pd.Series:
 
 def remaining_line(cal: Calibration, progress: ReportOnly) -> str:
     """The interim report's line on what is left: games planned in all, played, and the time
-    the rest takes at the recent pace."""
+    the rest takes at the calibration's running pace."""
     unreached = unreached_games(cal, [stage for stage, _, _ in progress.stages])
     total = progress.planned + unreached
     left = max(0, total - progress.held)
     line = (f"In all the file plans about {total} games ({unreached} in stages not "
             f"reached yet, counted from the file); {left} remain.")
-    pace = recent_pace(finish_times(cal.out))
+    pace = running_pace(finish_times(cal.out))
     if left and pace is not None:
-        minutes = left / pace
+        rate, games = pace
+        minutes = left / rate
         took = f"{minutes / 60:.1f} hours" if minutes >= 60 else f"{max(1, round(minutes))} min"
-        line += f" At the pace of the last games ({pace:.1f} a minute) that is about {took}."
+        line += (f" At the calibration's pace so far ({rate:.1f} games a minute over {games} "
+                 f"games, pauses over {PAUSE_MINUTES:g} min left out) that is about {took}.")
     return line

@@ -1,5 +1,5 @@
 """`lab.calibration.remaining`: the games a calibration's file plans in stages not reached yet,
-and the pace of its last games, worked by hand."""
+and the pace it has run at, worked by hand."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from lab.calibration import load_calibration
-from lab.calibration.remaining import recent_pace, unreached_games
+from lab.calibration.remaining import running_pace, unreached_games
 from tests.lab.calibration.test_calibrate_run import TINY, write
 
 #: TINY with three levels, two rounds, a ladder of 4, three robustness variants of 4 games at
@@ -31,10 +31,15 @@ def test_the_stages_not_reached_are_counted_from_the_file(tmp_path):
                                  "r2-top-L1800"]) == 0
 
 
-def test_the_pace_is_that_of_the_last_games():
+def test_the_pace_is_the_whole_runs_with_its_pauses_left_out():
     finished = pd.Series(["2026-11-28T10:00:00.000+00:00", "2026-11-28T10:00:30.000+00:00",
-                          "2026-11-28T10:01:00.000+00:00", "2026-11-28T10:02:00.000+00:00"])
-    assert recent_pace(finished) == pytest.approx(3 / 2)  # 3 games in 2 minutes
-    assert recent_pace(finished, games=2) == pytest.approx(1.0)  # the last one alone
-    assert recent_pace(finished.iloc[::-1]) == pytest.approx(1.5)  # in any order
-    assert recent_pace(finished.iloc[:1]) is None and recent_pace(finished.iloc[:0]) is None
+                          "2026-11-28T10:01:00.000+00:00", "2026-11-28T10:02:00.000+00:00",
+                          "2026-11-28T13:02:00.000+00:00", "2026-11-28T13:03:00.000+00:00"])
+    # 10:00-10:02 holds 3 games in 2 minutes, 13:02-13:03 one in 1 minute; the 3 hours between
+    # is a pause: 4 games in 3 running minutes.
+    assert running_pace(finished) == (pytest.approx(4 / 3), 6)
+    assert running_pace(finished.iloc[::-1]) == (pytest.approx(4 / 3), 6)  # in any order
+    # With pauses only over 200 minutes the 3 hours count: 5 games in 183 minutes.
+    assert running_pace(finished, pause_minutes=200) == (pytest.approx(5 / 183), 6)
+    assert running_pace(finished.iloc[3:5]) is None  # one gap, and it is a pause
+    assert running_pace(finished.iloc[:1]) is None and running_pace(finished.iloc[:0]) is None

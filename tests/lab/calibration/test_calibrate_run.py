@@ -974,8 +974,9 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
     report = (interim / "report.md").read_text()
     assert "12 of the 18 games planned" in report and "| r1-ladder-L1400-L1800 | 0 | 6 |" in report
     assert re.search(r"about 18 games \(0 in stages not reached yet, counted from the file\); 6 "
-                     r"remain\. At the pace of the last games \(\d+\.\d a minute\) that is "
-                     r"about \d+ min\.", report)  # 6 games at several a minute
+                     r"remain\. At the calibration's pace so far \(\d+\.\d games a minute over 12 "
+                     r"games, pauses over 5 min left out\) that is about \d+ min\.",
+                     report)  # 6 games at several a minute
     assert list(pd.read_csv(interim / "levels.csv")["games"]) == [6, 6]
 
     changed = write(tmp_path, TINY.replace('"Skill Level" = 3, Threads = 1, Hash = 16',
