@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -124,8 +125,9 @@ def added_opponents(cal: Calibration, name: str, earlier: list[str]) -> list[str
     return inside or [min(earlier, key=gap.__getitem__)]
 
 
-def anchor_lines(table: list[AnchorRating]) -> list[str]:
-    """The anchor table as Markdown lines, for the report."""
+def anchor_lines(table: list[AnchorRating], rated_only: Collection[str] = ()) -> list[str]:
+    """The anchor table as Markdown lines, for the report; the anchors in `rated_only` (no
+    level plays them) are marked."""
     measured = any(r.games for r in table)
     lines = ["## Anchors", ""]
     if not measured:
@@ -138,10 +140,15 @@ def anchor_lines(table: list[AnchorRating]) -> list[str]:
             f"{r.measured:.0f}" if math.isfinite(r.measured)
             else f"{UNMEASURED[r.unmeasured]}: kept declared")
         error = f"{r.halfwidth:.0f}" if math.isfinite(r.halfwidth) else "-"
-        lines.append(f"| {r.name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
+        name = f"{r.name} (rated only)" if r.name in rated_only else r.name
+        lines.append(f"| {name} | {r.declared:.0f} | {measured_cell} | {error} | {r.games} | "
                      f"{r.score:.1f} | {speed_text(r.nps)} |")
-    return lines + ["", "nodes/s: the median each anchor reported over its moves here (an "
-                        "anchor that plays on the clock holds its rating at that speed).", ""]
+    lines += ["", "nodes/s: the median each anchor reported over its moves here (an anchor "
+                  "that plays on the clock holds its rating at that speed)."]
+    if rated_only:
+        lines.append("Rated only: in the round robin, and no level plays it (`plays_levels = "
+                     "false`).")
+    return lines + [""]
 
 
 def speed_text(nps: float) -> str:

@@ -149,8 +149,8 @@ def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, di
         folders = []
         for level in levels:
             base = float(measured.loc[level, "measured"])
-            opponents = choose_anchors([base], cal.ratings, *cal.score_window, cal.max_anchors,
-                                       ladder=False)[0]
+            opponents = choose_anchors([base], cal.opponent_ratings, *cal.score_window,
+                                       cal.max_anchors, ladder=False)[0]
             table = dict(level_tables[level])
             if variant.seed is not None:
                 table["options"] = dict(table.get("options", {}), Seed=variant.seed)

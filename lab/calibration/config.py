@@ -28,6 +28,7 @@
     cmd = ["/usr/games/stockfish"]
     options = { "Skill Level" = 0, Threads = 1, Hash = 16 }
     rating = 1320
+    # plays_levels = false             # rated in the round robin only, never a level's opponent
     # or one of our own levels already calibrated (any name but L<Elo>):
     # builtin = "tempo", options = { UCI_LimitStrength = true, UCI_Elo = 1200,
     #                                EloTable = "calibrated.csv" }, rating = 1200
@@ -104,11 +105,13 @@ class CalibrationError(ValueError):
 
 @dataclass
 class Anchor:
-    """An engine pinned at a rating: its `[[engines]]` table and the rating."""
+    """An engine pinned at a rating: its `[[engines]]` table and the rating. One that does not
+    `play_levels` is rated in the round robin only: no level (nor full strength) plays it."""
 
     name: str
     rating: float
     table: dict[str, Any]
+    plays_levels: bool = True
 
 
 @dataclass
@@ -201,6 +204,11 @@ class Calibration:
     @property
     def ratings(self) -> dict[str, float]:
         return {a.name: a.rating for a in self.anchors}
+
+    @property
+    def opponent_ratings(self) -> dict[str, float]:
+        """The ratings of the anchors the levels and full strength may play (`plays_levels`)."""
+        return {a.name: a.rating for a in self.anchors if a.plays_levels}
 
     def level_name(self, level: int) -> str:
         return f"L{level}"
@@ -386,10 +394,14 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
             raise anchor.error("needs a 'name' and a 'rating'")
         if anchor_name in {cal.level_name(level) for level in levels}:
             raise anchor.error(f"name {anchor_name!r} is taken by a level")
-        cal.anchors.append(Anchor(anchor_name, float(rating), anchor.data))
+        plays_levels = anchor.get("plays_levels", bool, True)
+        cal.anchors.append(Anchor(anchor_name, float(rating), anchor.data, plays_levels))
     names = [a.name for a in cal.anchors]
     if len(set(names)) != len(names):
         raise _error(source, "[[anchors]]", "anchor names must be unique")
+    if not cal.opponent_ratings:
+        raise _error(source, "[[anchors]]", "every anchor has plays_levels = false: the levels "
+                     "have no opponent")
     if cal.anchor_games and not cal.anchor_pin:
         cal.anchor_pin = names[0]
     if cal.anchor_games and cal.anchor_pin not in names:

@@ -42,8 +42,8 @@ def rate_full_strength(cal: Calibration, stream: TextIO | None = None) -> FullSt
     if not cal.full_games:
         return None
     declared = cal.declared_top
-    chosen = full_strength_anchors(cal.full_strength_estimate, cal.ratings, cal.score_window,
-                                   cal.max_anchors)
+    chosen = full_strength_anchors(cal.full_strength_estimate, cal.opponent_ratings,
+                                   cal.score_window, cal.max_anchors)
     tables = {a.name: a.table for a in cal.anchors}
     players = [(FULL_STRENGTH, cal.full_strength_engine),
                *((name, tables[name]) for name in chosen)]

@@ -236,7 +236,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
     """Play one round's stages (resuming any finished ones) and fit all its games."""
     folder = stage_root(cal, number, table)
     names = {level: cal.level_name(level) for level in levels}
-    ratings = cal.ratings
+    ratings = cal.opponent_ratings
     tables = {a.name: a.table for a in cal.anchors}
     low, high = cal.score_window
     ladder = cal.ladder_games > 0

@@ -90,8 +90,8 @@ class CalibrationOutcome:
 
 
 def anchor_range(cal: Calibration) -> tuple[float, float]:
-    """The lowest and the highest anchor rating."""
-    values = [a.rating for a in cal.anchors]
+    """The lowest and the highest rating of the anchors the levels play."""
+    values = list(cal.opponent_ratings.values())
     return min(values), max(values)
 
 

@@ -47,7 +47,8 @@ def scale_section(cal: Calibration, command: str | None,
     """What the numbers are relative to, and how they were measured; full strength's rating
     on that scale when the calibration measured it."""
     anchors = table(["anchor", "rating", "options"],
-                    [[a.name, f"{a.rating:g}", options_text(a.table.get("options", {}))]
+                    [[a.name if a.plays_levels else f"{a.name} (rated only: no level plays it)",
+                      f"{a.rating:g}", options_text(a.table.get("options", {}))]
                      for a in cal.anchors], numeric_from=1, numeric_to=2)
     facts = [
         ("time control", cal.tc),

@@ -173,7 +173,8 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
     if cal.report_only is not None:
         lines += _interim_lines(cal, cal.report_only)
     if outcome.anchors:
-        lines += anchor_lines(outcome.anchors)
+        lines += anchor_lines(outcome.anchors,
+                              [a.name for a in cal.anchors if not a.plays_levels])
     if outcome.full_strength is not None:
         lines += full_strength_lines(cal, outcome.full_strength)
     for result in outcome.rounds:

@@ -986,3 +986,38 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
     error = capsys.readouterr().err
     assert "round1/pass2/L1800: holds games played with other settings" in error
     assert "Hash: 16 -> 32" in error
+
+
+@needs_stockfish
+def test_an_anchor_rated_only_plays_the_round_robin_and_no_level(tmp_path):
+    """`plays_levels = false`: sk1 is rated among the anchors but no level plays it, though
+    L1400's window would choose it first (an anchor on the clock that ran at another speed in
+    the level games than in its rating games holds no rating there)."""
+    from lab.calibration.anchors import choose_anchors
+    from lab.calibration.measure import decided_games
+
+    text = TINY.replace("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sk3"\n\n[levels]')
+    text += ('\n[[anchors]]\nname = "sk1"\ncmd = ["' + STOCKFISH + '"]\noptions = '
+             '{ "Skill Level" = 1, Threads = 1, Hash = 16 }\nrating = 1400\nplays_levels = false\n')
+    cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
+    assert [a.plays_levels for a in cal.anchors] == [True, True, False]
+    assert set(cal.ratings) == {"sk0", "sk1", "sk3"} and set(cal.opponent_ratings) == {"sk0", "sk3"}
+    assert choose_anchors([1400], cal.ratings, *cal.score_window, cal.max_anchors)[0][0] == "sk1"
+    run_calibration(cal, stream=io.StringIO())
+    out = tmp_path / "out"
+    anchors = decided_games([out / "anchors"])
+    assert "sk1" in set(anchors["white"]) | set(anchors["black"])  # rated in the round robin
+    levels = decided_games([p.parent for p in (out / "round1").rglob("tempo.sqlite")])
+    players = set(levels["white"]) | set(levels["black"])
+    assert len(levels) == 2 * 6 + 6 and "sk1" not in players and {"sk0", "sk3"} & players
+    report = (out / "report.md").read_text()
+    assert re.search(r"^\| sk1 \(rated only\) \|", report, re.M)
+    assert "no level plays it (`plays_levels = false`)" in report
+    assert "sk1 (rated only: no level plays it)" in (out / "report.html").read_text()
+    lone = text.replace("rating = 1320\n", "rating = 1320\nplays_levels = false\n").replace(
+        "rating = 1742\n", "rating = 1742\nplays_levels = false\n")
+    with pytest.raises(CalibrationError, match="every anchor has plays_levels = false"):
+        load_calibration(write(tmp_path, lone, "lone.toml"))
+    with pytest.raises(CalibrationError, match="'plays_levels' must be bool"):
+        load_calibration(write(tmp_path, text.replace("plays_levels = false",
+                                                      'plays_levels = "no"'), "bad.toml"))
