@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, TextIO
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.measure import decided_games, play_stage, search_speeds
 from lab.calibration.outcome import AnchorRating
+from lab.calibration.speeds import speed_text
 from lab.ratings import DisconnectedPoolError, fit_ratings
 
 if TYPE_CHECKING:
@@ -149,12 +150,3 @@ def anchor_lines(table: list[AnchorRating], rated_only: Collection[str] = ()) ->
         lines.append("Rated only: in the round robin, and no level plays it (`plays_levels = "
                      "false`).")
     return lines + [""]
-
-
-def speed_text(nps: float) -> str:
-    """Nodes per second as the report prints them: '1.13M', '32.6k', '850', or '-' for none."""
-    if not math.isfinite(nps):
-        return "-"
-    if nps >= 1e6:
-        return f"{nps / 1e6:.2f}M"
-    return f"{nps / 1000:.1f}k" if nps >= 1000 else f"{nps:.0f}"

@@ -15,13 +15,13 @@ import math
 from collections.abc import Mapping
 from typing import TextIO
 
-from lab.calibration.anchor_round_robin import speed_text
 from lab.calibration.anchors import anchors_for
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import Measurement, range_top_line
 from lab.calibration.measure import fit_folders, play_stage, search_speeds
 from lab.calibration.outcome import FullStrength, ends_at_full_strength
 from lab.calibration.separation import FULL_STRENGTH
+from lab.calibration.speeds import speed_text
 
 FOLDER = "full_strength"
 

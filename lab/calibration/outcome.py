@@ -16,13 +16,15 @@ import pandas as pd
 from lab.calibration.config import Calibration
 from lab.calibration.correct import Correction
 from lab.calibration.criteria import Verdict
+from lab.calibration.speeds import AnchorSpeed
 from lab.ratings import RatingTable
 
 
 @dataclass
 class RoundResult:
     """One measured round: what each level played with, what it measured, the verdict, and the
-    corrected table written for the next round (None when the round passed)."""
+    corrected table written for the next round (None when the round passed), and each anchor's
+    speed in the round's games beside the speed it was rated at (`speeds`)."""
 
     number: int
     folder: Path
@@ -34,6 +36,7 @@ class RoundResult:
     verdict: Verdict
     correction: Correction | None = None
     corrected: Path | None = None
+    speeds: list[AnchorSpeed] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from lab.calibration.opponents import INTRO, beyond_text, opponent_rows
 from lab.calibration.outcome import CalibrationOutcome, FullStrength, RoundResult
 from lab.calibration.plot import calibration_figure
 from lab.calibration.report import level_rows, round_label, round_opponents
+from lab.calibration.speeds import SPEED_INTRO, changed_text, speed_rows
 from lab.export import write_atomically
 from lab.machine import machine
 from lab.page.layout import Markup, document, num, options_text, section, table
@@ -98,6 +99,11 @@ def round_section(cal: Calibration, result: RoundResult) -> str:
         head, rows = opponent_rows(opponents)
         body += (f"<p>{escape(INTRO)}</p>" + table(head, rows, numeric_from=2, numeric_to=7)
                  + f"<p>{escape(beyond_text(opponents, cal.thresholds.agreement_se))}</p>")
+    if result.speeds:
+        head, rows = speed_rows(result.speeds)
+        body += (f"<p>{escape(SPEED_INTRO)}</p>" + table(head, rows, numeric_from=1,
+                                                         numeric_to=4)
+                 + f"<p>{escape(changed_text(result.speeds))}</p>")
     if result.corrected is not None:
         body += f"<p>Corrected table for the next round: {escape(str(result.corrected))}.</p>"
     body += _stage_links(cal.out, result)

@@ -36,6 +36,7 @@ from lab.calibration.outcome import (
 )
 from lab.calibration.plot import plot_calibration
 from lab.calibration.remaining import remaining_line
+from lab.calibration.speeds import SPEED_INTRO, AnchorSpeed, changed_text, speed_rows
 from lab.calibration.tables import param_columns
 from lab.machine import machine
 
@@ -129,6 +130,14 @@ def opponent_lines(results: list[OpponentResult], k: float = 2.0) -> list[str]:
             + ["", beyond_text(results, k)])
 
 
+def speed_lines(speeds: list[AnchorSpeed]) -> list[str]:
+    """The report's Markdown for the anchors' speeds (`lab.calibration.speeds`): the intro, the
+    table and `changed_text` (nothing without an anchor speed on both sides)."""
+    if not speeds:
+        return []
+    return ["", SPEED_INTRO, "", *markdown_table(*speed_rows(speeds)), "", changed_text(speeds)]
+
+
 def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:
     """What an interim report (`tempo calibrate --report`) was written from: each stage reached
     so far, with the games it holds and plans, and what is left (`remaining_line`)."""
@@ -192,6 +201,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         lines.append(f"- **{'PASS' if verdict.passed else 'FAIL'}** overall")
         lines += _ladder_lines(cal, result)
         lines += opponent_lines(round_opponents(cal, result), cal.thresholds.agreement_se)
+        lines += speed_lines(result.speeds)
         correction = result.correction
         if correction is not None:
             lines.append("")

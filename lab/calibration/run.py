@@ -43,6 +43,7 @@ from lab.calibration.measure import (
     decided_games,
     measure_round,
     measured_frame,
+    search_speeds,
     stage_root,
 )
 from lab.calibration.outcome import (
@@ -57,6 +58,7 @@ from lab.calibration.page import write_calibration_page
 from lab.calibration.probe import level_parameters
 from lab.calibration.report import INTERIM_FOLDER, write_report
 from lab.calibration.separation import spread, top
+from lab.calibration.speeds import anchor_speeds
 from lab.calibration.tables import (
     FULL_STRENGTH_NPS,
     LEVEL_MAP_NAME,
@@ -226,7 +228,9 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         folder = cal.out / f"round{number}"
         if cal.report_only is None:  # report only: the interim report's levels.csv has them
             measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
-        result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict)
+        result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict,
+                             speeds=anchor_speeds({a.name: a.nps for a in outcome.anchors},
+                                                  search_speeds(folders)))
         verdict.lines += [replicated, transitivity(cal, result, folders)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
             verdict.lines.append(robustness(cal, result, level_tables, stream))

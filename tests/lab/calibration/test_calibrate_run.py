@@ -620,8 +620,9 @@ def test_calibration_page_shows_scale_levels_and_criteria_as_text(tmp_path):
 
 @needs_stockfish
 def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
-    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors, speed_text
+    from lab.calibration.anchor_round_robin import anchor_lines, rate_anchors
     from lab.calibration.measure import decided_games, split_halves
+    from lab.calibration.speeds import speed_text
 
     text = TINY.replace('tc = "nodes=1500"', 'tc = "nodes=300"').replace(
         "[levels]", '[anchor_round_robin]\ngames = 4\npin = "sk3"\n\n[levels]')
@@ -775,13 +776,6 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert main(["calibrate", str(path), "--out", str(out), "--report", "--anchors-only"]) == 2
     assert main(["calibrate", str(write(tmp_path, TINY, "plain.toml")), "--full-strength"]) == 2
     assert "--full-strength needs a [full_strength]" in capsys.readouterr().err
-
-
-def test_speeds_print_in_the_units_of_their_size():
-    from lab.calibration.anchor_round_robin import speed_text
-
-    assert [speed_text(v) for v in (1_124_373, 1_000_000, 32_562, 999.6, 850, math.nan)] == [
-        "1.12M", "1.00M", "32.6k", "1000", "850", "-"]
 
 
 def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
@@ -995,6 +989,7 @@ def test_an_anchor_rated_only_plays_the_round_robin_and_no_level(tmp_path):
     the level games than in its rating games holds no rating there)."""
     from lab.calibration.anchors import choose_anchors
     from lab.calibration.measure import decided_games
+    from lab.calibration.speeds import speed_text
 
     text = TINY.replace("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sk3"\n\n[levels]')
     text += ('\n[[anchors]]\nname = "sk1"\ncmd = ["' + STOCKFISH + '"]\noptions = '
@@ -1013,7 +1008,21 @@ def test_an_anchor_rated_only_plays_the_round_robin_and_no_level(tmp_path):
     report = (out / "report.md").read_text()
     assert re.search(r"^\| sk1 \(rated only\) \|", report, re.M)
     assert "no level plays it (`plays_levels = false`)" in report
-    assert "sk1 (rated only: no level plays it)" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "sk1 (rated only: no level plays it)" in page
+    # each anchor's speed in the level games beside the one it was rated at, from the stores
+    rated = pd.read_csv(out / "anchors.csv").set_index("name")["nps"]
+    frames = []
+    for path in sorted((out / "round1").rglob("tempo.sqlite")):
+        with open_store(path.parent) as store:
+            frames.append(store.moves(columns=["engine", "nps"]))
+    moves = pd.concat(frames).dropna()
+    for name in ("sk0", "sk3"):  # L1400 plays sk0, L1800 sk3
+        level_nps = float(moves.loc[moves["engine"] == name, "nps"].median())
+        assert f"| {name} | {speed_text(rated[name])} | {speed_text(level_nps)} | " \
+               f"{level_nps / rated[name]:.2f} |" in report
+        assert f"<td>{name}</td><td class='n'>{speed_text(rated[name])}</td>" in page
+    assert "| sk1 |" not in report.split("## round 1")[1]
     lone = text.replace("rating = 1320\n", "rating = 1320\nplays_levels = false\n").replace(
         "rating = 1742\n", "rating = 1742\nplays_levels = false\n")
     with pytest.raises(CalibrationError, match="every anchor has plays_levels = false"):
