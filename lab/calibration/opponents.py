@@ -2,7 +2,8 @@
 
 A level's rating is one fit over all the anchors it played. An anchor whose play the level
 handles much worse or better than the others' (a clash of styles: the ratings are not
-transitive) pulls that rating without showing in it; listing every (level, anchor) pair with
+transitive; or an anchor on the clock playing at another speed than it was rated at, which
+`speeds` shows) pulls that rating without showing in it; listing every (level, anchor) pair with
 the predicted score, the distance in standard errors and the rating the pair alone implies shows
 which anchors pull. A diagnostic printed beside the criteria, not one of them.
 """
