@@ -237,7 +237,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
             if cal.spread_games:
                 verdict.lines.append(spread(cal, result, level_tables, stream))
             if cal.top_games:
-                verdict.lines.append(top(cal, result, level_tables, stream))
+                rated = outcome.full_strength.nps if outcome.full_strength else math.nan
+                verdict.lines.append(top(cal, result, level_tables, stream, rated))
             if outcome.full_strength is not None:
                 check = full_strength_line(cal, outcome.full_strength)
                 if check is not None:

@@ -11,12 +11,14 @@ resumable like every stage.
 
 from __future__ import annotations
 
+import math
 from typing import Any, TextIO
 
 from lab.calibration.config import Calibration
 from lab.calibration.criteria import spread_line, top_line
-from lab.calibration.measure import decided_games, play_stage
+from lab.calibration.measure import decided_games, play_stage, search_speeds
 from lab.calibration.outcome import RoundResult
+from lab.calibration.speeds import speed_text
 from lab.stats import player_scores
 
 #: The name full strength plays under in the top stage.
@@ -56,11 +58,18 @@ def spread(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[s
 
 
 def top(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str, Any]],
-        stream: TextIO | None = None) -> tuple[str, bool, str]:
-    """(T): full strength against this round's strongest level."""
+        stream: TextIO | None = None, rated_nps: float = math.nan) -> tuple[str, bool, str]:
+    """(T): full strength against this round's strongest level. Full strength plays on the
+    clock, so the line gives its speed in these games beside `rated_nps`, the speed it was rated
+    at against the anchors (U), when both are known."""
     level = max(result.levels)
     score, games = _score(cal, f"r{result.number}-top-{cal.level_name(level)}",
                           [(FULL_STRENGTH, cal.full_strength_engine),
                            (cal.level_name(level), level_tables[level])],
                           cal.top_games, "top", result, stream)
-    return top_line(level, score, games, cal.top_window)
+    name, ok, detail = top_line(level, score, games, cal.top_window)
+    here = search_speeds([result.folder / "top"]).get(FULL_STRENGTH, math.nan)
+    if math.isfinite(here) and math.isfinite(rated_nps):
+        detail += (f"; full strength searched {speed_text(here)} nodes/s here, "
+                   f"{speed_text(rated_nps)} when rated against the anchors")
+    return name, ok, detail

@@ -234,6 +234,7 @@ def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
     from lab.calibration.criteria import Verdict
     from lab.calibration.outcome import RoundResult
     from lab.calibration.separation import spread, top
+    from lab.calibration.speeds import speed_text
 
     text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 2\n\n[top]\ngames = 2\n\n"
                         "[levels]").replace('tc = "nodes=1500"', 'tc = "nodes=400"')
@@ -249,9 +250,15 @@ def test_spread_and_top_stages_play_real_games_and_resume(tmp_path):
     assert ok == (score >= 85.0)
     name, ok, detail = top(cal, result, tables, out)
     assert name == "T full strength vs top" and "in 2 games against L1800" in detail
+    assert "searched" not in detail  # no speed it was rated at to compare with
     with open_store(result.folder / "top") as store:
         games = store.games()
+        moves = store.moves(columns=["engine", "nps"]).dropna()
     assert len(games) == 2 and set(games["white"]) == {"full", "L1800"}
+    here = float(moves.loc[moves["engine"] == "full", "nps"].median())
+    assert top(cal, result, tables, io.StringIO(), 32_200.0)[2] == (
+        f"{detail}; full strength searched {speed_text(here)} nodes/s here, 32.2k when rated "
+        "against the anchors")
     with open_store(result.folder / "spread" / "L1800-L1400") as store:
         assert store.game_count() == 2
     assert top(cal, result, tables, io.StringIO()) == (name, ok, detail)  # resumed, not replayed
