@@ -5,8 +5,9 @@ ratings, time control, games and fit first (docs/reference/elo_limit.md §5 asks
 before any number), the calibration plot, then per round each level's nominal and measured Elo
 with its interval and status (`lab.calibration.report.level_rows`, the report's own table), the
 verdict's figures and one pass/fail line per criterion, each level's result against each anchor
-it met (`lab.calibration.opponents`, as in the report), and links to the page of every stage
-(each stage is a results folder with its own page).
+it met (`lab.calibration.opponents`, as in the report), each anchor's speed against the levels
+beside its rated speed (`lab.calibration.speeds`), and links to the page of every stage (each
+stage is a results folder with its own page).
 """
 
 from __future__ import annotations

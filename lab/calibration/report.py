@@ -5,7 +5,9 @@ docs/reference/elo_limit.md §5 asks, and the anchor round robin's table (declar
 ratings), then per round: each level's nominal and measured Elo with its
 95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
 levels marked as extrapolated, each level's result against each anchor it met beside its fit's
-prediction (`lab.calibration.opponents`), and which targets the corrected table had to leave out.
+prediction (`lab.calibration.opponents`), each anchor's speed against the levels beside the
+speed it was rated at (`lab.calibration.speeds`), and which targets the corrected table had to
+leave out.
 """
 
 from __future__ import annotations
