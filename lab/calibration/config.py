@@ -105,8 +105,9 @@ class CalibrationError(ValueError):
 
 @dataclass
 class Anchor:
-    """An engine pinned at a rating: its `[[engines]]` table and the rating. One that does not
-    `play_levels` is rated in the round robin only: no level (nor full strength) plays it."""
+    """An engine pinned at a rating: its `[[engines]]` table and the rating. One with
+    `plays_levels` false is rated in the round robin only: no level (nor full strength) plays
+    it."""
 
     name: str
     rating: float

@@ -23,6 +23,8 @@ from lab.stats import player_scores
 
 #: The name full strength plays under in the top stage.
 FULL_STRENGTH = "full"
+#: The top stage's folder, inside the round's.
+TOP_FOLDER = "top"
 
 
 def spread_pairs(levels: list[int], gap: int) -> list[tuple[int, int]]:
@@ -66,9 +68,9 @@ def top(cal: Calibration, result: RoundResult, level_tables: dict[int, dict[str,
     score, games = _score(cal, f"r{result.number}-top-{cal.level_name(level)}",
                           [(FULL_STRENGTH, cal.full_strength_engine),
                            (cal.level_name(level), level_tables[level])],
-                          cal.top_games, "top", result, stream)
+                          cal.top_games, TOP_FOLDER, result, stream)
     name, ok, detail = top_line(level, score, games, cal.top_window)
-    here = search_speeds([result.folder / "top"]).get(FULL_STRENGTH, math.nan)
+    here = search_speeds([result.folder / TOP_FOLDER]).get(FULL_STRENGTH, math.nan)
     if math.isfinite(here) and math.isfinite(rated_nps):
         detail += (f"; full strength searched {speed_text(here)} nodes/s here, "
                    f"{speed_text(rated_nps)} when rated against the anchors")
