@@ -2,13 +2,13 @@
 
 `Board.push` normalises every move for Chess960 castling (twice), re-derives the moved and the
 captured piece's types square by square and handles castling, en passant, double steps,
-promotions and crazyhouse drops on every call. The common move (a knight, bishop, rook, queen or
-pawn moving or capturing anything but a king; not a promotion, en passant capture or double
-step; no promoted piece on the board) needs only its bitboards moved, the clocks and castling
-rights updated and python-chess's undo record (`_BoardState`) stacked, so that `Board.pop` undoes
-it as it undoes its own pushes. Measured (CPython 3.11, 2000 random-game positions): a push and
-pop 6.7 us with `Board.push`, 4.2 us with this one.
-Every other move goes to `Board.push`.
+promotions and crazyhouse drops on every call. The common move (any piece but a castling king
+moving or capturing anything but a king; not a promotion, en passant capture or double step; no
+promoted piece on the board) needs only its bitboards moved, the clocks and castling rights
+updated and python-chess's undo record (`_BoardState`) stacked, so that `Board.pop` undoes it
+as it undoes its own pushes. Measured (CPython 3.11, 2000 random-game positions): a push and
+pop 6.7 us with `Board.push`, 4.2 us with this one. Every other move goes to `Board.push`.
+`push_null` is the null move's `Board.push` the same way (the null-move pruning's pass).
 
 The resulting board is the one `Board.push` makes, field by field (tests/engine/test_make.py
 checks it over random games, Chess960 included, so a python-chess release that changed its undo
@@ -21,6 +21,10 @@ from __future__ import annotations
 import chess
 
 _SQUARES = chess.BB_SQUARES
+_KING_STEPS = chess.BB_KING_ATTACKS
+_RANK_1 = chess.BB_RANK_1
+_RANK_8 = chess.BB_RANK_8
+_NULL = chess.Move.null()
 _BoardState = chess._BoardState
 
 
@@ -31,9 +35,13 @@ def push(board: chess.Board, move: chess.Move) -> None:
     from_bb = _SQUARES[from_sq]
     to_bb = _SQUARES[to_sq]
     pawns = board.pawns
+    kings = board.kings
+    turn = board.turn
+    colours = board.occupied_co
+    king_step = kings & from_bb and _KING_STEPS[from_sq] & to_bb & ~(kings | colours[turn])
     if (
         move.promotion
-        or board.kings & (from_bb | to_bb)
+        or (kings & (from_bb | to_bb) and not king_step)
         or board.promoted
         or (pawns & from_bb and (to_sq == board.ep_square or abs(to_sq - from_sq) == 16))
     ):
@@ -44,10 +52,8 @@ def push(board: chess.Board, move: chess.Move) -> None:
     board.move_stack.append(move)
     board._stack.append(state)
     board.ep_square = None
-    turn = board.turn
     if not turn:
         board.fullmove_number += 1
-    colours = board.occupied_co
     theirs = colours[not turn]
     if theirs & to_bb:
         board.halfmove_clock = 0
@@ -76,9 +82,27 @@ def push(board: chess.Board, move: chess.Move) -> None:
         board.bishops ^= moved
     elif board.rooks & from_bb:
         board.rooks ^= moved
+    elif king_step:
+        board.kings = kings ^ moved
     else:
         board.queens ^= moved
     colours[turn] ^= moved
     board.occupied ^= moved
     board.castling_rights &= ~to_bb & ~from_bb
+    if king_step:
+        board.castling_rights &= ~(_RANK_1 if turn else _RANK_8)
+    board.turn = not turn
+
+
+def push_null(board: chess.Board) -> None:
+    """Make the null move on `board` exactly as `board.push(chess.Move.null())`."""
+    state = _BoardState(board)
+    board.castling_rights = board.clean_castling_rights()
+    board.move_stack.append(_NULL)
+    board._stack.append(state)
+    board.ep_square = None
+    board.halfmove_clock += 1
+    turn = board.turn
+    if not turn:
+        board.fullmove_number += 1
     board.turn = not turn

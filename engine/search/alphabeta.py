@@ -27,7 +27,8 @@ import time
 import chess
 
 from engine.captures import CaptureTable, scored_promotion_pushes
-from engine.make import push
+from engine.checks import king_attacked
+from engine.make import push, push_null
 from engine.ordering import by_key, capture_gain, gives_check, plausibility, quiet_order_key
 from engine.score import (
     INFINITE,
@@ -67,7 +68,6 @@ STOP_PARAMS = StopParams(depth_scale=1.0 / 3.0)
 """The iteration stop's plies of stability count as three of Stockfish's: this search reaches
 depth 8 in 1 s and 10 in 10 s (README, CPython) where Stockfish reaches 20-30, so Stockfish's
 window of 8..17 stable plies is about 3..6 plies here (timecontrol.iteration_stop)."""
-NULL_MOVE = chess.Move.null()
 NULL_MIN_DEPTH = 2
 """Null-move pruning from this remaining depth on."""
 NULL_VERIFY_DEPTH = 12
@@ -226,7 +226,7 @@ class AlphaBetaSearch:
         root_len = len(board.move_stack)
         keys_len = len(self.keys)
         if not root_moves:
-            score = mated_in(0) if board.is_check() else self.draw[board.turn]
+            score = mated_in(0) if king_attacked(board, board.turn) else self.draw[board.turn]
             self.root_score = score
             self.ctx.send(f"info depth 0 score {to_uci(score)}")
         reason = self.boundary_check() if root_moves else "nomoves"
@@ -508,7 +508,7 @@ class AlphaBetaSearch:
         board = self.board
         if pv_node:
             self.pv[ply] = []
-        in_check = board.is_check()
+        in_check = king_attacked(board, board.turn)
         if depth <= 0 and not in_check:
             return self.quiesce(alpha, beta, ply, False)
         score, depth, key, tt_move = self.enter_node(board, depth, alpha, beta, ply, pv_node,
@@ -541,7 +541,7 @@ class AlphaBetaSearch:
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
             push(board, move)
-            if not in_check and board.was_into_check():
+            if not in_check and king_attacked(board, not board.turn):
                 board.pop()
                 continue
             legal += 1
@@ -654,7 +654,7 @@ class AlphaBetaSearch:
         ):
             return None
         reduction = null_move_reduction(depth, static_eval, beta)
-        board.push(NULL_MOVE)
+        push_null(board)
         board.halfmove_clock = 0
         score = -self.search(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False)
         board.pop()
@@ -681,7 +681,7 @@ class AlphaBetaSearch:
             or in_check
             or move_number < (3 if pv_node else 2)
             or move in self.killers[ply]
-            or board.is_check()
+            or king_attacked(board, board.turn)
         ):
             return 0
         history = self.history[not board.turn][move.from_square << 6 | move.to_square]
@@ -782,7 +782,7 @@ class AlphaBetaSearch:
         if ply >= MAX_PLY:
             return self.evaluate(board)
         if in_check is None:
-            in_check = board.is_check()
+            in_check = king_attacked(board, board.turn)
         if in_check:
             best = mated_in(ply)
             for move in self.moves(board, None, ply, 0, True):
@@ -804,7 +804,7 @@ class AlphaBetaSearch:
         best = stand
         for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
             push(board, move)
-            if board.was_into_check():
+            if king_attacked(board, not board.turn):
                 board.pop()
                 continue
             score = -self.quiesce(-beta, -alpha, ply + 1)

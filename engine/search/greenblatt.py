@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import chess
 
+from engine.checks import king_attacked
 from engine.ordering import (
     VALUE,
     attacks_from,
@@ -190,7 +191,7 @@ class GreenblattSearch(AlphaBetaSearch):
         board = self.board
         if pv_node:
             self.pv[ply] = []
-        in_check = board.is_check()
+        in_check = king_attacked(board, board.turn)
         if depth <= 0 and not in_check:
             if self.feedovers < FEEDOVER_PLIES and ply < MAX_PLY and is_feedover(board, False):
                 self.feedovers += 1

@@ -8,7 +8,7 @@ import random
 
 import chess
 
-from engine.make import push
+from engine.make import push, push_null
 from tests.engine.test_captures import PROMOTING
 from tests.engine.test_ordering import SPECIAL
 
@@ -32,7 +32,7 @@ def starts(rng: random.Random) -> list[chess.Board]:
 
 def test_push_is_board_push_and_pop_undoes_it():
     rng = random.Random(5)
-    compared = fast = 0
+    compared = fast = king_steps = 0
     for board in starts(rng):
         for _ in range(rng.randint(20, 80)):
             moves = list(board.pseudo_legal_moves)
@@ -45,8 +45,38 @@ def test_push_is_board_push_and_pop_undoes_it():
                 push(board, move)
                 assert state(board) == state(expected), (board.fen(), move.uci())
                 fast += board.move_stack[-1] is move  # Board.push stacks a copy
+                king_steps += board.move_stack[-1] is move and expected.kings != before[5]
                 board.pop()
                 assert state(board) == before, move.uci()
                 compared += 1
             board.push(rng.choice(list(board.legal_moves)))
     assert compared > 2000 and fast > 1000 and compared - fast > 300
+    assert king_steps > 100  # king moves (not castling) take the short way too
+
+
+def test_push_null_is_board_push_of_the_null_move():
+    """The null move from positions with castling rights, an en passant square, either side to
+    move; `Board.pop` undoes it and the next move is made as after python-chess's own pass."""
+    rng = random.Random(11)
+    compared = 0
+    for board in starts(rng):
+        for _ in range(rng.randint(10, 40)):
+            if board.is_game_over():
+                break
+            before = state(board)
+            expected = board.copy()
+            expected.push(chess.Move.null())
+            push_null(board)
+            assert state(board) == state(expected), board.fen()
+            follow = list(board.pseudo_legal_moves)
+            if follow:
+                move = rng.choice(follow)
+                push(board, move)
+                expected.push(move)
+                assert state(board)[:-3] == state(expected)[:-3], (board.fen(), move.uci())
+                board.pop()
+            board.pop()
+            assert state(board) == before
+            compared += 1
+            board.push(rng.choice(list(board.legal_moves)))
+    assert compared > 300

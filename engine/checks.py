@@ -1,0 +1,51 @@
+"""`king_attacked`: python-chess's `Board.is_check` and `Board.was_into_check` in one test that
+stops at the first attacker found.
+
+Both ask python-chess's `attackers_mask` for every kind of attacker of the king's square at once
+(`checkers_mask`, `is_attacked_by`), through two more calls (`king`, the mask itself). The
+search asks one of them at every node and after every move it makes, and the answer is almost
+always no, so every kind of attacker is looked at and each look is one table read and two ands.
+Here the look-ups are inline, cheapest first, and the first hit ends the test; the answer is the
+same (tests/engine/test_checks.py compares them over random games, Chess960 included).
+"""
+
+from __future__ import annotations
+
+import chess
+
+_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
+_KING_ATTACKS = chess.BB_KING_ATTACKS
+_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
+_DIAG_MASKS = chess.BB_DIAG_MASKS
+_RANK_ATTACKS = chess.BB_RANK_ATTACKS
+_RANK_MASKS = chess.BB_RANK_MASKS
+_FILE_ATTACKS = chess.BB_FILE_ATTACKS
+_FILE_MASKS = chess.BB_FILE_MASKS
+
+
+def king_attacked(board: chess.Board, color: chess.Color) -> bool:
+    """Whether `color`'s king is attacked: `board.is_check()` for the side to move,
+    `board.was_into_check()` for the other one. False without a king (python-chess's `king`:
+    a promoted king is none, the highest square's king if there are several)."""
+    king = board.kings & board.occupied_co[color] & ~board.promoted
+    if not king:
+        return False
+    square = king.bit_length() - 1
+    them = board.occupied_co[not color]
+    if _KNIGHT_ATTACKS[square] & board.knights & them:
+        return True
+    if _PAWN_ATTACKS[color][square] & board.pawns & them:
+        return True
+    queens = board.queens & them
+    occupied = board.occupied
+    diagonal = board.bishops & them | queens
+    if diagonal and _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & diagonal:
+        return True
+    straight = board.rooks & them | queens
+    if straight and (
+        _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
+        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+    ) & straight:
+        return True
+    return bool(_KING_ATTACKS[square] & board.kings & them)
