@@ -1,5 +1,5 @@
 """`king_attacked`: python-chess's `Board.is_check` and `Board.was_into_check` in one test that
-stops at the first attacker found.
+stops at the first attacker found; `exposure`: the moves that test can find illegal at all.
 
 Both ask python-chess's `attackers_mask` for every kind of attacker of the king's square at once
 (`checkers_mask`, `is_attacked_by`), through two more calls (`king`, the mask itself). The
@@ -7,6 +7,11 @@ search asks one of them at every node and after every move it makes, and the ans
 always no, so every kind of attacker is looked at and each look is one table read and two ands.
 Here the look-ups are inline, cheapest first, and the first hit ends the test; the answer is the
 same (tests/engine/test_checks.py compares them over random games, Chess960 included).
+
+A pseudo-legal move of a side not in check can leave its king attacked only if it is a king
+move, uncovers a line to the king (it leaves a square on a rank, file or diagonal through the
+king) or is an en passant capture (whose captured pawn may be the blocker): the search tests
+the moves `exposure` names and makes the others without a test.
 """
 
 from __future__ import annotations
@@ -22,6 +27,11 @@ _RANK_ATTACKS = chess.BB_RANK_ATTACKS
 _RANK_MASKS = chess.BB_RANK_MASKS
 _FILE_ATTACKS = chess.BB_FILE_ATTACKS
 _FILE_MASKS = chess.BB_FILE_MASKS
+_LINES = [
+    _DIAG_ATTACKS[sq][0] | _RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] | chess.BB_SQUARES[sq]
+    for sq in chess.SQUARES
+]
+"""Each square with its rank, file and diagonals."""
 
 
 def king_attacked(board: chess.Board, color: chess.Color) -> bool:
@@ -49,3 +59,18 @@ def king_attacked(board: chess.Board, color: chess.Color) -> bool:
     ) & straight:
         return True
     return bool(_KING_ATTACKS[square] & board.kings & them)
+
+
+def exposure(board: chess.Board) -> int:
+    """The squares a move of the side to move, not in check, must start from to be able to leave
+    its king attacked: the king's square and its lines, and the pawns that may capture en
+    passant; none without a king (`king_attacked` then says no)."""
+    us = board.turn
+    king = board.kings & board.occupied_co[us] & ~board.promoted
+    if not king:
+        return 0
+    lines = _LINES[king.bit_length() - 1]
+    ep = board.ep_square
+    if ep is not None:
+        lines |= board.pawns & board.occupied_co[us] & _PAWN_ATTACKS[not us][ep]
+    return lines

@@ -27,7 +27,7 @@ import time
 import chess
 
 from engine.captures import CaptureTable, scored_promotion_pushes
-from engine.checks import king_attacked
+from engine.checks import exposure, king_attacked
 from engine.make import push, push_null
 from engine.ordering import by_key, capture_gain, gives_check, plausibility, quiet_order_key
 from engine.score import (
@@ -46,6 +46,7 @@ from engine.tt import EXACT, LOWER, UPPER, encode_move
 from timecontrol.iteration_stop import IterationHistory, StopParams, decide
 from timecontrol.stopper import SearchStats
 
+_SQUARES = chess.BB_SQUARES
 MAX_PLY = 100
 MAX_MOVES = 256
 """More moves than any position has."""
@@ -536,12 +537,13 @@ class AlphaBetaSearch:
         keys = self.keys
         keys.append(key)
         pv = self.pv
+        exposed = 0 if in_check else exposure(board)
         for move in self.moves(board, tt_move, ply, depth, in_check):
             quiet = not move.promotion and not board.is_capture(move)
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
             push(board, move)
-            if not in_check and king_attacked(board, not board.turn):
+            if exposed & _SQUARES[move.from_square] and king_attacked(board, not board.turn):
                 board.pop()
                 continue
             legal += 1
@@ -802,9 +804,10 @@ class AlphaBetaSearch:
         if stand > alpha:
             alpha = stand
         best = stand
+        exposed = exposure(board)
         for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
             push(board, move)
-            if king_attacked(board, not board.turn):
+            if exposed & _SQUARES[move.from_square] and king_attacked(board, not board.turn):
                 board.pop()
                 continue
             score = -self.quiesce(-beta, -alpha, ply + 1)

@@ -8,7 +8,7 @@ import random
 
 import chess
 
-from engine.checks import king_attacked
+from engine.checks import exposure, king_attacked
 from tests.engine.test_make import starts
 
 CHECKS = [  # one checker of each kind, and positions a king walked into
@@ -59,3 +59,35 @@ def test_a_promoted_king_is_no_king():
     board = chess.Board("4k3/8/8/8/8/5n2/8/4K3 w - - 0 1")
     board.promoted = chess.BB_E1
     assert not king_attacked(board, chess.WHITE) and not board.is_check()
+
+
+def test_exposure_names_every_move_that_can_leave_the_king_attacked():
+    """Every pseudo-legal move of a side not in check that leaves its king attacked starts on a
+    square `exposure` names, so the search may skip the test for the others; the test still
+    runs for some legal moves (the king's lines are wider than its pins)."""
+    rng = random.Random(4)
+    illegal = skipped = 0
+    for board in starts(rng) + [chess.Board(fen) for fen in CHECKS[:-1]]:
+        for _ in range(rng.randint(20, 80)):
+            if board.is_check() or board.is_game_over():
+                break
+            exposed = exposure(board)
+            for move in board.pseudo_legal_moves:
+                board.push(move)
+                into_check = board.was_into_check()
+                board.pop()
+                named = bool(exposed & chess.BB_SQUARES[move.from_square])
+                assert named or not into_check, (board.fen(), move.uci())
+                illegal += into_check
+                skipped += not named
+            board.push(rng.choice(list(board.legal_moves)))
+    assert illegal > 100 and skipped > 5000
+
+
+def test_an_en_passant_capture_that_uncovers_the_king_is_named():
+    """The captured pawn was the blocker: the capturing pawn's square is on no line through the
+    king, yet the capture is illegal (king a1, enemy bishop h8, pawns d5 and e5)."""
+    board = chess.Board("k6b/8/8/3Pp3/8/8/8/K7 w - e6 0 2")
+    move = chess.Move.from_uci("d5e6")
+    assert board.is_pseudo_legal(move) and not board.is_legal(move)
+    assert exposure(board) & chess.BB_SQUARES[chess.D5]
