@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import chess
 
+from engine.attack_tables import (
+    DIAG_ATTACKS,
+    DIAG_MASKS,
+    FILE_ATTACKS,
+    FILE_MASKS,
+    KING_ATTACKS,
+    KNIGHT_ATTACKS,
+    PAWN_ATTACKS,
+    RANK_ATTACKS,
+    RANK_MASKS,
+    SQUARES,
+)
 from engine.ordering import VALUE, by_key, static_exchange
 
-_SQUARES = chess.BB_SQUARES
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_KING_ATTACKS = chess.BB_KING_ATTACKS
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
-_DIAG_MASKS = chess.BB_DIAG_MASKS
-_RANK_ATTACKS = chess.BB_RANK_ATTACKS
-_RANK_MASKS = chess.BB_RANK_MASKS
-_FILE_ATTACKS = chess.BB_FILE_ATTACKS
-_FILE_MASKS = chess.BB_FILE_MASKS
 _BACKRANKS = chess.BB_BACKRANKS
 NO_FLOOR = -(1 << 30)
 """A floor below every gain: `scored_captures` keeps every capture."""
@@ -67,27 +69,27 @@ def scored_captures(board: chess.Board, floor: int = NO_FLOOR) -> list[tuple[int
     pieces = ours & ~pawns
     while pieces:
         from_sq = pieces.bit_length() - 1
-        from_bb = _SQUARES[from_sq]
+        from_bb = SQUARES[from_sq]
         pieces ^= from_bb
         if knights & from_bb:
-            targets = _KNIGHT_ATTACKS[from_sq] & theirs
+            targets = KNIGHT_ATTACKS[from_sq] & theirs
             cost = VALUE[chess.KNIGHT]
         elif kings & from_bb:
-            targets = _KING_ATTACKS[from_sq] & theirs
+            targets = KING_ATTACKS[from_sq] & theirs
             cost = VALUE[chess.KING]
         else:
             targets = 0
             if diagonal & from_bb:
-                targets = _DIAG_ATTACKS[from_sq][_DIAG_MASKS[from_sq] & occupied]
+                targets = DIAG_ATTACKS[from_sq][DIAG_MASKS[from_sq] & occupied]
             if straight & from_bb:
-                targets |= (_RANK_ATTACKS[from_sq][_RANK_MASKS[from_sq] & occupied]
-                            | _FILE_ATTACKS[from_sq][_FILE_MASKS[from_sq] & occupied])
+                targets |= (RANK_ATTACKS[from_sq][RANK_MASKS[from_sq] & occupied]
+                            | FILE_ATTACKS[from_sq][FILE_MASKS[from_sq] & occupied])
             targets &= theirs
             cost = VALUE[chess.QUEEN if queens & from_bb
                          else chess.BISHOP if bishops & from_bb else chess.ROOK]
         while targets:
             to_sq = targets.bit_length() - 1
-            to_bb = _SQUARES[to_sq]
+            to_bb = SQUARES[to_sq]
             targets ^= to_bb
             value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
             if value >= cost:
@@ -104,15 +106,15 @@ def scored_captures(board: chess.Board, floor: int = NO_FLOOR) -> list[tuple[int
                     append((value, Move(from_sq, to_sq)))
 
     our_pawns = pawns & ours
-    pawn_attacks = _PAWN_ATTACKS[us]
+    pawn_attacks = PAWN_ATTACKS[us]
     bb = our_pawns
     while bb:
         from_sq = bb.bit_length() - 1
-        bb ^= _SQUARES[from_sq]
+        bb ^= SQUARES[from_sq]
         targets = pawn_attacks[from_sq] & theirs
         while targets:
             to_sq = targets.bit_length() - 1
-            to_bb = _SQUARES[to_sq]
+            to_bb = SQUARES[to_sq]
             targets ^= to_bb
             value = _victim_value(to_bb, pawns, knights, bishops, rooks, queens)
             if to_bb & _BACKRANKS:
@@ -124,11 +126,11 @@ def scored_captures(board: chess.Board, floor: int = NO_FLOOR) -> list[tuple[int
                 append((value - _PAWN_GAIN_CUT, Move(from_sq, to_sq)))
 
     ep = board.ep_square
-    if ep and not occupied & _SQUARES[ep] and EN_PASSANT_GAIN > floor:
-        capturers = our_pawns & _PAWN_ATTACKS[not us][ep] & chess.BB_RANKS[4 if us else 3]
+    if ep and not occupied & SQUARES[ep] and EN_PASSANT_GAIN > floor:
+        capturers = our_pawns & PAWN_ATTACKS[not us][ep] & chess.BB_RANKS[4 if us else 3]
         while capturers:
             from_sq = capturers.bit_length() - 1
-            capturers ^= _SQUARES[from_sq]
+            capturers ^= SQUARES[from_sq]
             append((EN_PASSANT_GAIN, Move(from_sq, ep)))
     return scored
 
@@ -146,7 +148,7 @@ def scored_promotion_pushes(board: chess.Board,
     scored = []
     while pushed:
         to_sq = pushed.bit_length() - 1
-        pushed ^= _SQUARES[to_sq]
+        pushed ^= SQUARES[to_sq]
         for piece in pieces:
             scored.append((PROMOTION_GAIN[piece], chess.Move(to_sq + step, to_sq, piece)))
     return scored

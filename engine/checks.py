@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import chess
 
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_KING_ATTACKS = chess.BB_KING_ATTACKS
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
-_DIAG_MASKS = chess.BB_DIAG_MASKS
-_RANK_ATTACKS = chess.BB_RANK_ATTACKS
-_RANK_MASKS = chess.BB_RANK_MASKS
-_FILE_ATTACKS = chess.BB_FILE_ATTACKS
-_FILE_MASKS = chess.BB_FILE_MASKS
+from engine.attack_tables import (
+    DIAG_ATTACKS,
+    DIAG_MASKS,
+    FILE_ATTACKS,
+    FILE_MASKS,
+    KING_ATTACKS,
+    KNIGHT_ATTACKS,
+    PAWN_ATTACKS,
+    RANK_ATTACKS,
+    RANK_MASKS,
+)
+
 _LINES = [
-    _DIAG_ATTACKS[sq][0] | _RANK_ATTACKS[sq][0] | _FILE_ATTACKS[sq][0] | chess.BB_SQUARES[sq]
+    DIAG_ATTACKS[sq][0] | RANK_ATTACKS[sq][0] | FILE_ATTACKS[sq][0] | chess.BB_SQUARES[sq]
     for sq in chess.SQUARES
 ]
 """Each square with its rank, file and diagonals."""
@@ -43,22 +46,22 @@ def king_attacked(board: chess.Board, color: chess.Color) -> bool:
         return False
     square = king.bit_length() - 1
     them = board.occupied_co[not color]
-    if _KNIGHT_ATTACKS[square] & board.knights & them:
+    if KNIGHT_ATTACKS[square] & board.knights & them:
         return True
-    if _PAWN_ATTACKS[color][square] & board.pawns & them:
+    if PAWN_ATTACKS[color][square] & board.pawns & them:
         return True
     queens = board.queens & them
     occupied = board.occupied
     diagonal = board.bishops & them | queens
-    if diagonal and _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & diagonal:
+    if diagonal and DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied] & diagonal:
         return True
     straight = board.rooks & them | queens
     if straight and (
-        _RANK_ATTACKS[square][_RANK_MASKS[square] & occupied]
-        | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied]
+        RANK_ATTACKS[square][RANK_MASKS[square] & occupied]
+        | FILE_ATTACKS[square][FILE_MASKS[square] & occupied]
     ) & straight:
         return True
-    return bool(_KING_ATTACKS[square] & board.kings & them)
+    return bool(KING_ATTACKS[square] & board.kings & them)
 
 
 def exposure(board: chess.Board) -> int:
@@ -72,5 +75,5 @@ def exposure(board: chess.Board) -> int:
     lines = _LINES[king.bit_length() - 1]
     ep = board.ep_square
     if ep is not None:
-        lines |= board.pawns & board.occupied_co[us] & _PAWN_ATTACKS[not us][ep]
+        lines |= board.pawns & board.occupied_co[us] & PAWN_ATTACKS[not us][ep]
     return lines

@@ -10,6 +10,15 @@ from __future__ import annotations
 
 import chess
 
+from engine.attack_tables import (
+    DIAG_ATTACKS,
+    DIAG_MASKS,
+    FILE_ATTACKS,
+    FILE_MASKS,
+    KNIGHT_ATTACKS,
+    RANK_ATTACKS,
+    RANK_MASKS,
+)
 from engine.eval_terms import weights as W
 from engine.eval_terms.bits import (
     CENTER,
@@ -24,13 +33,6 @@ from engine.eval_terms.bits import (
 )
 from engine.eval_terms.pawns import pawn_entry
 
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_DIAG_ATTACKS = chess.BB_DIAG_ATTACKS
-_DIAG_MASKS = chess.BB_DIAG_MASKS
-_RANK_ATTACKS = chess.BB_RANK_ATTACKS
-_RANK_MASKS = chess.BB_RANK_MASKS
-_FILE_ATTACKS = chess.BB_FILE_ATTACKS
-_FILE_MASKS = chess.BB_FILE_MASKS
 _FILES = chess.BB_FILES
 _RANK_7 = chess.BB_RANK_7
 _RANK_8 = chess.BB_RANK_8
@@ -85,7 +87,7 @@ def side_terms(
         low = bb & -bb
         sq = low.bit_length() - 1
         bb ^= low
-        a = _KNIGHT_ATTACKS[sq]
+        a = KNIGHT_ATTACKS[sq]
         pst += _PST_N[sq]
         mobility += _MOB_N[popcount(a & safe)]
         minor_attacks |= a
@@ -98,7 +100,7 @@ def side_terms(
         low = bb & -bb
         sq = low.bit_length() - 1
         bb ^= low
-        a = _DIAG_ATTACKS[sq][_DIAG_MASKS[sq] & occ]
+        a = DIAG_ATTACKS[sq][DIAG_MASKS[sq] & occ]
         pst += _PST_B[sq]
         mobility += _MOB_B[popcount(a & safe)]
         minor_attacks |= a
@@ -114,7 +116,7 @@ def side_terms(
         low = bb & -bb
         sq = low.bit_length() - 1
         bb ^= low
-        a = _RANK_ATTACKS[sq][_RANK_MASKS[sq] & occ] | _FILE_ATTACKS[sq][_FILE_MASKS[sq] & occ]
+        a = RANK_ATTACKS[sq][RANK_MASKS[sq] & occ] | FILE_ATTACKS[sq][FILE_MASKS[sq] & occ]
         pst += _PST_R[sq]
         mobility += _MOB_R[popcount(a & safe)]
         attacked |= a
@@ -135,9 +137,9 @@ def side_terms(
         sq = low.bit_length() - 1
         bb ^= low
         a = (
-            _DIAG_ATTACKS[sq][_DIAG_MASKS[sq] & occ]
-            | _RANK_ATTACKS[sq][_RANK_MASKS[sq] & occ]
-            | _FILE_ATTACKS[sq][_FILE_MASKS[sq] & occ]
+            DIAG_ATTACKS[sq][DIAG_MASKS[sq] & occ]
+            | RANK_ATTACKS[sq][RANK_MASKS[sq] & occ]
+            | FILE_ATTACKS[sq][FILE_MASKS[sq] & occ]
         )
         pst += _PST_Q[sq]
         mobility += _MOB_Q[popcount(a & safe)]
