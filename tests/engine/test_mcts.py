@@ -165,7 +165,11 @@ def mcts_engine(**options) -> chess.engine.SimpleEngine:
     return engine
 
 
+@pytest.mark.slow  # flaky on 2026-12-01's Intel machine, idle: failed 4 runs in 17, on dcfd6a1 too
 def test_self_play_reuses_the_tree_at_10_plus_01():
+    """Every later move reuses part of its tree and searches beyond it. On 2026-12-01's machine a
+    later move sometimes searched no node past its reused tree (the last assertion, about 1 run
+    in 4, the revision before that day's changes as well): in the slow suite until diagnosed."""
     white, black = mcts_engine(), mcts_engine()
     try:
         log = play_game(white, black, 10.0, 0.1, max_plies=40)
