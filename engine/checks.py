@@ -28,10 +28,11 @@ from engine.attack_tables import (
     PAWN_ATTACKS,
     RANK_ATTACKS,
     RANK_MASKS,
+    SQUARES,
 )
 
 _LINES = [
-    DIAG_ATTACKS[sq][0] | RANK_ATTACKS[sq][0] | FILE_ATTACKS[sq][0] | chess.BB_SQUARES[sq]
+    DIAG_ATTACKS[sq][0] | RANK_ATTACKS[sq][0] | FILE_ATTACKS[sq][0] | SQUARES[sq]
     for sq in chess.SQUARES
 ]
 """Each square with its rank, file and diagonals."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import chess
 
-_SQUARES = chess.BB_SQUARES
-_KING_STEPS = chess.BB_KING_ATTACKS
+from engine.attack_tables import KING_ATTACKS, SQUARES
+
 _RANK_1 = chess.BB_RANK_1
 _RANK_8 = chess.BB_RANK_8
 _NULL = chess.Move.null()
@@ -32,13 +32,13 @@ def push(board: chess.Board, move: chess.Move) -> None:
     """Make `move` (pseudo-legal, not a null move) on `board` exactly as `board.push(move)`."""
     from_sq = move.from_square
     to_sq = move.to_square
-    from_bb = _SQUARES[from_sq]
-    to_bb = _SQUARES[to_sq]
+    from_bb = SQUARES[from_sq]
+    to_bb = SQUARES[to_sq]
     pawns = board.pawns
     kings = board.kings
     turn = board.turn
     colours = board.occupied_co
-    king_step = kings & from_bb and _KING_STEPS[from_sq] & to_bb & ~(kings | colours[turn])
+    king_step = kings & from_bb and KING_ATTACKS[from_sq] & to_bb & ~(kings | colours[turn])
     if (
         move.promotion
         or (kings & (from_bb | to_bb) and not king_step)

@@ -26,6 +26,7 @@ import time
 
 import chess
 
+from engine.attack_tables import SQUARES
 from engine.captures import CaptureTable, scored_promotion_pushes
 from engine.checks import exposure, king_attacked
 from engine.make import push, push_null
@@ -46,7 +47,6 @@ from engine.tt import EXACT, LOWER, UPPER, encode_move
 from timecontrol.iteration_stop import IterationHistory, StopParams, decide
 from timecontrol.stopper import SearchStats
 
-_SQUARES = chess.BB_SQUARES
 MAX_PLY = 100
 MAX_MOVES = 256
 """More moves than any position has."""
@@ -543,7 +543,7 @@ class AlphaBetaSearch:
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
             push(board, move)
-            if exposed & _SQUARES[move.from_square] and king_attacked(board, not board.turn):
+            if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
                 board.pop()
                 continue
             legal += 1
@@ -807,7 +807,7 @@ class AlphaBetaSearch:
         exposed = exposure(board)
         for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
             push(board, move)
-            if exposed & _SQUARES[move.from_square] and king_attacked(board, not board.turn):
+            if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
                 board.pop()
                 continue
             score = -self.quiesce(-beta, -alpha, ply + 1)
