@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import chess
 
@@ -538,7 +539,8 @@ class AlphaBetaSearch:
         keys.append(key)
         pv = self.pv
         exposed = 0 if in_check else exposure(board)
-        for move in self.moves(board, tt_move, ply, depth, in_check):
+        prunes_quiets = (lambda: legal and (futile or quiets_left <= 0)) if shallow else None
+        for move in self.moves(board, tt_move, ply, depth, in_check, prunes_quiets):
             quiet = not move.promotion and not board.is_capture(move)
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
@@ -704,12 +706,15 @@ class AlphaBetaSearch:
         return not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material()
 
     def moves(self, board: chess.Board, tt_move: chess.Move | None, ply: int, depth: int,
-              in_check: bool):
+              in_check: bool, prunes_quiets: Callable[[], bool] | None = None):
         """Moves in search order: table move, captures and promotions that do not lose material
         by static exchange (by expected gain), killers, quiet moves (plausibility near the root,
         history below), losing captures.
 
         Pseudo-legal except in check (evasions are generated legal); the caller tests legality.
+        `prunes_quiets`, asked when the quiet moves are reached, says whether the caller will
+        skip every quiet move that gives no check (futility or late move pruning): then only the
+        checking ones are scored and yielded, in the order they would have had among all.
         """
         if in_check:
             scored = []
@@ -750,6 +755,8 @@ class AlphaBetaSearch:
             if ep is not None and move.to_square == ep and board.pawns & (1 << move.from_square):
                 continue
             quiets.append(move)
+        if prunes_quiets is not None and prunes_quiets():
+            quiets = [m for m in quiets if gives_check(board, m)]
         if depth >= PLAUSIBILITY_DEPTH:
             scored = [
                 (history[m.from_square << 6 | m.to_square] + plausibility(board, m, False), m)

@@ -111,6 +111,44 @@ def test_search_moves_are_each_move_once_in_stages():
                 assert all(yielded.index(k) < min(others, default=999) for k in killers)
 
 
+def test_pruned_quiet_moves_are_left_out_and_the_rest_keep_their_order():
+    """Where the search will skip every quiet move that gives no check (futility or late move
+    pruning), the generator yields the full order with exactly those moves left out; asked when
+    the quiet moves are reached, so the moves before them (table move, captures, killers) still
+    decide whether the caller prunes."""
+    rng = random.Random(5)
+    boards = random_positions(150) + chess960_positions(20)
+    asked = checked = 0
+    for board in boards:
+        if board.is_check():
+            continue
+        search = AlphaBetaSearch(SearchContext(
+            board=board, evaluator=Evaluator(), tt=TranspositionTable(1),
+            stopper=ChainedStopper([DepthStopper(1)]), send=lambda line: None,
+        ))
+        quiets = [m for m in board.pseudo_legal_moves
+                  if not board.is_capture(m) and not m.promotion]
+        search.killers[3] = rng.sample(quiets, min(2, len(quiets))) + [None] * 2
+        tt_move = rng.choice(quiets) if quiets else None
+        for depth in (1, 4):
+            full = list(search.moves(board, tt_move, 3, depth, False))
+            later = set(quiets) - set(search.killers[3]) - {tt_move}
+            kept = [m for m in full if m not in later or board.gives_check(m)]
+            calls: list[int] = []
+
+            def prunes(calls: list[int] = calls) -> bool:
+                calls.append(1)
+                return True
+
+            pruned = list(search.moves(board, tt_move, 3, depth, False, prunes))
+            assert pruned == kept, board.fen()
+            assert calls == [1], board.fen()
+            assert list(search.moves(board, tt_move, 3, depth, False, lambda: False)) == full
+            asked += 1
+            checked += len(full) - len(kept)
+    assert asked > 200 and checked > 1000, (asked, checked)
+
+
 def test_capture_table_gives_the_lists_of_each_position_and_stays_bounded():
     """Asked again (the same position reached anew, mirrored side to move, a different en
     passant square), the table answers what the generator computes for that position."""
