@@ -736,7 +736,7 @@ class AlphaBetaSearch:
         noisy.sort(key=by_key, reverse=True)
         losing = []
         for gain, move in noisy:
-            if move == tt_move:
+            if tt_move is not None and move == tt_move:
                 continue
             if gain < 0:
                 losing.append(move)
@@ -748,9 +748,12 @@ class AlphaBetaSearch:
                 yield killer
         ep = board.ep_square
         history = self.history[us]
+        searched = {m.from_square << 6 | m.to_square for m in killers}
+        if tt_move is not None:
+            searched.add(tt_move.from_square << 6 | tt_move.to_square)
         quiets = []
         for move in board.generate_pseudo_legal_moves(chess.BB_ALL, ~board.occupied_co[not us]):
-            if move.promotion or move == tt_move or move in killers:
+            if move.promotion or (move.from_square << 6 | move.to_square) in searched:
                 continue
             if ep is not None and move.to_square == ep and board.pawns & (1 << move.from_square):
                 continue
