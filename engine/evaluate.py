@@ -20,7 +20,7 @@ from operator import sub
 
 import chess
 
-from engine.eval_terms.bits import LIGHT_SQUARES, flip, popcount
+from engine.eval_terms.bits import LIGHT_SQUARES, popcount
 from engine.eval_terms.scaling import (
     SCALE_NONE,
     endgame_scale,
@@ -30,6 +30,8 @@ from engine.eval_terms.scaling import (
 from engine.eval_terms.side import side_terms
 from engine.eval_terms.weights import HALF, PHASE_MAX, S
 from engine.score import EVAL_LIMIT
+
+_from_bytes = int.from_bytes
 
 TERMS = (
     "material",
@@ -282,9 +284,16 @@ def board_sides(board: chess.Board) -> tuple[tuple, tuple, Counts, Counts, int, 
     br, bq, bk = rooks & black_occ, queens & black_occ, kings & black_occ
 
     white = side_terms(wp, wn, wb, wr, wq, wk, bp, bn, bb, br, bq, bk, white_occ, black_occ)
-    f_white, f_black = flip(white_occ), flip(black_occ)
-    f_pawns, f_knights, f_bishops = flip(pawns), flip(knights), flip(bishops)
-    f_rooks, f_queens, f_kings = flip(rooks), flip(queens), flip(kings)
+    # Black's side in White's orientation: each bitboard mirrored vertically (rank 1 <-> 8) by
+    # one byte swap, written out rather than called (eight calls an evaluation).
+    f_white = _from_bytes(white_occ.to_bytes(8, "big"), "little")
+    f_black = _from_bytes(black_occ.to_bytes(8, "big"), "little")
+    f_pawns = _from_bytes(pawns.to_bytes(8, "big"), "little")
+    f_knights = _from_bytes(knights.to_bytes(8, "big"), "little")
+    f_bishops = _from_bytes(bishops.to_bytes(8, "big"), "little")
+    f_rooks = _from_bytes(rooks.to_bytes(8, "big"), "little")
+    f_queens = _from_bytes(queens.to_bytes(8, "big"), "little")
+    f_kings = _from_bytes(kings.to_bytes(8, "big"), "little")
     black = side_terms(
         f_pawns & f_black, f_knights & f_black, f_bishops & f_black,
         f_rooks & f_black, f_queens & f_black, f_kings & f_black,

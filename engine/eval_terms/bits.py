@@ -38,11 +38,6 @@ smaller ones into the table's shifts costs more than the call) and the table 1.6
 (python-chess's fallback where bit_count is missing)."""
 
 
-def flip(bb: int) -> int:
-    """Mirror a bitboard vertically (rank 1 <-> rank 8) with one byte swap."""
-    return int.from_bytes(bb.to_bytes(8, "big"), "little")
-
-
 def up_attacks(pawns: int) -> int:
     """Squares attacked by pawns that move up the board."""
     return ((pawns << 9) & NOT_FILE_A) | ((pawns << 7) & NOT_FILE_H)
