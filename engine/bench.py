@@ -2,7 +2,9 @@
 
 As Stockfish's bench: the node count depends only on the search and the evaluation (fresh tables
 for every position, no time limits), so it is the engine's signature; nodes per second measure
-the interpreter and the machine.
+the interpreter and the machine. The searches check their limits at steady node counts rather
+than by the clock ("Checks : steady"), so a run's instruction count is the same in every run
+(`tempo bench instructions` counts them under callgrind).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def run_bench(
             tt=TranspositionTable(hash_mb),
             stopper=ChainedStopper([DepthStopper(depth)]),
             send=send,
+            steady_checks=True,
         )
         nodes += search.run(mode, ctx).nodes
     result = BenchResult(nodes, (time.perf_counter() - began) * 1000)
@@ -72,4 +75,5 @@ def run_bench(
     send(f"Nodes searched  : {result.nodes}")
     send(f"Nodes/second    : {result.nps}")
     send(f"CPU nodes/second: {int(nodes * 1000 / cpu_ms) if cpu_ms > 0 else 0}")
+    send("Checks          : steady")
     return result

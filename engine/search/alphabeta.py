@@ -864,14 +864,15 @@ class AlphaBetaSearch:
 
     def schedule_check(self) -> None:
         """Set the node count of the next check from the hints of the last one: at most
-        CHECK_INTERVAL nodes (or `ctx.check_nodes`) or CHECK_WINDOW_MS at the speed so far, a
-        quarter of the time the stoppers report left, and no more than the nodes they allow, so
-        that a node limit ends the search on exactly the same node whatever the timing."""
+        CHECK_INTERVAL nodes (or `ctx.check_nodes`) or, unless `ctx.steady_checks`,
+        CHECK_WINDOW_MS at the speed so far and a quarter of the time the stoppers report left;
+        and no more than the nodes they allow, so that a node limit ends the search on exactly
+        the same node whatever the timing."""
         cap = self.ctx.check_nodes
         step = CHECK_INTERVAL if cap is None else min(cap, CHECK_INTERVAL)
         hints = self.hints
         elapsed = self.stats.time_since_movestart_ms
-        if elapsed > 0:
+        if elapsed > 0 and not self.ctx.steady_checks:
             window = min(CHECK_WINDOW_MS, hints.remaining_ms / 4)
             step = min(step, int(window * self.nodes / elapsed))
         if step > 0:

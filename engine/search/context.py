@@ -43,6 +43,10 @@ class SearchContext:
     """Root moves to consider (UCI `go searchmoves`); empty means all legal moves."""
     check_nodes: int | None = None
     """Most nodes between two periodic checks, if set (the NPS throttle's granularity)."""
+    steady_checks: bool = False
+    """Alpha-beta: check every CHECK_INTERVAL nodes (or `check_nodes`) whatever the speed, so
+    that a search whose limits are not in time (the bench) executes the same instructions in
+    every run; otherwise checks also come every CHECK_WINDOW_MS at the speed so far."""
     value_scale: int = 400
     """MCTS: centipawns of the logistic mapping of evaluations to values (option ValueScale)."""
     tree_keeper: TreeKeeper | None = None

@@ -145,3 +145,34 @@ def test_internal_iterative_reduction_saves_nodes(monkeypatch):
     monkeypatch.setattr(alphabeta, "IIR_MIN_DEPTH", 10**6)
     without = nodes(ITALIAN, 7) + nodes(QGD, 7)
     assert with_iir < 0.9 * without, (with_iir, without)
+
+
+def test_steady_checks_come_every_check_interval_nodes_whatever_the_clock(monkeypatch):
+    """The bench's searches (`steady_checks`) check their limits at the same node counts however
+    slow the clock says they run, so their instruction counts repeat; a timed search checks
+    more often when its nodes come slowly (here 100 a second). The trees are the same."""
+    counts = {}
+    for steady in (True, False):
+        ctx = context(BENCH_POSITIONS[0], 8)
+        ctx.steady_checks = steady
+        ctx.start_time = 0.0
+        search = alphabeta.AlphaBetaSearch(ctx)
+        monkeypatch.setattr(alphabeta.time, "perf_counter",
+                            lambda search=search: search.nodes / 100)
+        at = []
+        check = search.check
+
+        def counted(check=check, search=search, at=at):
+            at.append(search.nodes)
+            check()
+
+        search.check = counted
+        result = search.run()
+        counts[steady] = (result.nodes, at)
+    (steady_nodes, steady_at), (timed_nodes, timed_at) = counts[True], counts[False]
+    assert steady_nodes == timed_nodes > 5 * alphabeta.CHECK_INTERVAL
+    gaps = [b - a for a, b in zip(steady_at, steady_at[1:])]
+    # Between iterations a check reschedules from there, so a gap may be longer, never shorter.
+    assert gaps and min(gaps) >= alphabeta.CHECK_INTERVAL, gaps
+    assert sum(gap == alphabeta.CHECK_INTERVAL for gap in gaps) >= 0.75 * len(gaps), gaps
+    assert len(timed_at) > 10 * len(steady_at), (len(timed_at), len(steady_at))
