@@ -539,9 +539,12 @@ class AlphaBetaSearch:
         keys.append(key)
         pv = self.pv
         exposed = 0 if in_check else exposure(board)
+        # `board.is_capture` inlined (two calls a move): a victim on the target, or en passant.
+        theirs, ep, pawns = board.occupied_co[not board.turn], board.ep_square, board.pawns
         prunes_quiets = (lambda: legal and (futile or quiets_left <= 0)) if shallow else None
         for move in self.moves(board, tt_move, ply, depth, in_check, prunes_quiets):
-            quiet = not move.promotion and not board.is_capture(move)
+            quiet = not (move.promotion or theirs & SQUARES[move.to_square]
+                         or move.to_square == ep and pawns & SQUARES[move.from_square])
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
                 continue
             push(board, move)
