@@ -3,8 +3,8 @@
 As Stockfish's bench: the node count depends only on the search and the evaluation (fresh tables
 for every position, no time limits), so it is the engine's signature; nodes per second measure
 the interpreter and the machine. The searches check their limits at steady node counts rather
-than by the clock ("Checks : steady"), so a run's instruction count is the same in every run
-(`tempo bench instructions` counts them under callgrind).
+than by the clock ("Checks : steady"), so runs execute the same instructions but for the printed
+times' digits (`tempo bench instructions` counts them under callgrind).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Sets up everything Tempo needs on a Debian machine with Python 3.11: Debian's stockfish, pypy3,
 # phalanx (an XBoard engine), openssl (the Dask TLS tests make certificates), chromium (the
-# tests render the results page headless) and valgrind (`tempo bench instructions`); a virtual environment .venv with the project and its
-# test tools; .venv-sunfish with Sunfish (an anchor engine, `sunfish-uci`); and a PyPy environment
-# .venv-pypy with python-chess, in which tempo-engine runs on request (TEMPO_ENGINE_PYTHON=pypy, an
-# engine's interpreter = "pypy"). Safe to run again: what is in place stays.
+# tests render the results page headless) and valgrind (`tempo bench instructions`); a virtual
+# environment .venv with the project and its test tools; .venv-sunfish with Sunfish (an anchor
+# engine, `sunfish-uci`); and a PyPy environment .venv-pypy with python-chess, in which
+# tempo-engine runs on request (TEMPO_ENGINE_PYTHON=pypy, an engine's interpreter = "pypy").
+# Safe to run again: what is in place stays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -3,12 +3,13 @@
 Wall-clock speed on a shared machine varies by more than one change saves, so a change that keeps
 the search's trees (the same bench node count) is measured as Stockfish developers measure theirs
 with `perf stat`: in instructions executed. `valgrind --tool=callgrind` counts them whatever else
-the machine does, and the count repeats for the same interpreter, tree and environment: hash
+the machine does, and the count repeats (to a few hundred instructions, the printed times'
+digits) for the same interpreter, tree and environment: hash
 randomisation off (`PYTHONHASHSEED=0`), address randomisation off (`setarch -R`, where it works)
 and a bench whose checks come at steady node counts (the engine prints "Checks : steady"; an older
 revision's follow the clock, which made two runs of one tree differ by 2.5 %: its row says so).
 
-Each tree runs `tempo-engine bench` in its own process under this interpreter; `--against REV`
+Each tree runs the engine's `bench` in its own process under this interpreter; `--against REV`
 exports REV with `lab.revisions`, as an experiment's `revision` does; both trees' modules are
 compiled first. The figures include the interpreter's start-up and the imports (about 1.2G
 instructions), nearly the same in every row.
@@ -43,11 +44,16 @@ class InstructionsError(RuntimeError):
     """valgrind is missing, or the bench under it failed or printed no totals."""
 
 
-def bench_command(tree: Path, mode: str, depth: int) -> list[str]:
-    """The engine's bench from `tree` under callgrind (and `setarch -R` where available)."""
+def find_valgrind() -> str:
+    """valgrind's path; InstructionsError naming the package when it is missing."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise InstructionsError("valgrind not found (Debian: apt-get install valgrind)")
+    return valgrind
+
+
+def bench_command(valgrind: str, tree: Path, mode: str, depth: int) -> list[str]:
+    """The engine's bench from `tree` under callgrind (and `setarch -R` where available)."""
     start = (f"import sys; sys.path.insert(0, {str(tree)!r}); "
              "from engine.uci import main; sys.exit(main())")
     command = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
@@ -66,7 +72,7 @@ def parse_instructions(stderr: str) -> int:
     return int(match.group(1))
 
 
-def count(label: str, tree: Path, mode: str, depth: int) -> Count:
+def count(valgrind: str, label: str, tree: Path, mode: str, depth: int) -> Count:
     """Run the bench of `tree` once under callgrind, its modules compiled beforehand (a freshly
     exported revision has no bytecode yet, and compiling it would be counted: 0.27G)."""
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(tree))
@@ -75,8 +81,8 @@ def count(label: str, tree: Path, mode: str, depth: int) -> Count:
     if compiled.returncode != 0:
         raise InstructionsError(f"{label}: compiling its modules failed: "
                                 f"{compiled.stdout.strip()[-500:]}")
-    done = subprocess.run(bench_command(tree, mode, depth), capture_output=True, text=True,
-                          env=env, cwd=tree, check=False)
+    done = subprocess.run(bench_command(valgrind, tree, mode, depth), capture_output=True,
+                          text=True, env=env, cwd=tree, check=False)
     if done.returncode != 0:
         raise InstructionsError(f"{label}: bench under callgrind exited {done.returncode}: "
                                 f"{done.stderr.strip()[-500:]}")
@@ -105,10 +111,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     trees = [("this checkout", REPO_ROOT)]
     try:
+        valgrind = find_valgrind()
         for revision in args.against:
             commit, tree = revision_tree(revision)
             trees.append((f"{revision} ({commit[:10]})", tree))
-        counts = [count(label, tree, args.mode, args.depth) for label, tree in trees]
+        counts = [count(valgrind, label, tree, args.mode, args.depth) for label, tree in trees]
     except (InstructionsError, RevisionError, ValueError) as error:
         print(f"tempo bench instructions: {error}", file=sys.stderr)
         return 1
