@@ -189,9 +189,10 @@ class Evaluator:
         white, black, counts_w, counts_b, wb, bb = board_sides(board)
         phase, material, ratio, scales = self._material_entry(counts_w, counts_b)
         middle, end = phase, PHASE_MAX - phase
+        # mg * middle + eg * end with mg = score - (eg << 16), one shift fewer a term
+        eg_weight = end - (middle << 16)
         tapered = [
-            int(((score - (((score + HALF) >> 16) << 16)) * middle
-                 + ((score + HALF) >> 16) * end) / PHASE_MAX)
+            int((score * middle + ((score + HALF) >> 16) * eg_weight) / PHASE_MAX)
             for score in map(sub, white, black)
         ]
         values = [material, *tapered[:8], 0, ratio, tapered[8]]  # 0: endgame scaling, below

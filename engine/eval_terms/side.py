@@ -18,6 +18,7 @@ from engine.attack_tables import (
     KNIGHT_ATTACKS,
     RANK_ATTACKS,
     RANK_MASKS,
+    SQUARES,
 )
 from engine.eval_terms import weights as W
 from engine.eval_terms.bits import (
@@ -84,9 +85,8 @@ def side_terms(
     # Knights.
     bb = N
     while bb:
-        low = bb & -bb
-        sq = low.bit_length() - 1
-        bb ^= low
+        sq = bb.bit_length() - 1
+        bb ^= SQUARES[sq]
         a = KNIGHT_ATTACKS[sq]
         pst += _PST_N[sq]
         mobility += _MOB_N[popcount(a & safe)]
@@ -97,9 +97,8 @@ def side_terms(
     # Bishops.
     bb = B
     while bb:
-        low = bb & -bb
-        sq = low.bit_length() - 1
-        bb ^= low
+        sq = bb.bit_length() - 1
+        bb ^= SQUARES[sq]
         a = DIAG_ATTACKS[sq][DIAG_MASKS[sq] & occ]
         pst += _PST_B[sq]
         mobility += _MOB_B[popcount(a & safe)]
@@ -113,9 +112,8 @@ def side_terms(
     seventh = bool(k & _RANK_8 or p & _RANK_7)
     bb = R
     while bb:
-        low = bb & -bb
-        sq = low.bit_length() - 1
-        bb ^= low
+        sq = bb.bit_length() - 1
+        bb ^= SQUARES[sq]
         a = RANK_ATTACKS[sq][RANK_MASKS[sq] & occ] | FILE_ATTACKS[sq][FILE_MASKS[sq] & occ]
         pst += _PST_R[sq]
         mobility += _MOB_R[popcount(a & safe)]
@@ -133,9 +131,8 @@ def side_terms(
     # Queens.
     bb = Q
     while bb:
-        low = bb & -bb
-        sq = low.bit_length() - 1
-        bb ^= low
+        sq = bb.bit_length() - 1
+        bb ^= SQUARES[sq]
         a = (
             DIAG_ATTACKS[sq][DIAG_MASKS[sq] & occ]
             | RANK_ATTACKS[sq][RANK_MASKS[sq] & occ]
@@ -156,9 +153,8 @@ def side_terms(
     if passed_bb and our_king >= 0 and their_king >= 0:
         bb = passed_bb & _RANKS_4_TO_7
         while bb:
-            low = bb & -bb
-            sq = low.bit_length() - 1
-            bb ^= low
+            sq = bb.bit_length() - 1
+            bb ^= SQUARES[sq]
             stop = sq + 8
             passed += (
                 W.PASSED_KING_THEM * DISTANCE[their_king][stop]
