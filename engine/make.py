@@ -48,7 +48,8 @@ def push(board: chess.Board, move: chess.Move) -> None:
         board.push(move)
         return
     state = _BoardState(board)
-    board.castling_rights = board.clean_castling_rights()
+    if not board._stack:  # `clean_castling_rights` filters only then: no call to learn it
+        board.castling_rights = board.clean_castling_rights()
     board.move_stack.append(move)
     board._stack.append(state)
     board.ep_square = None
@@ -97,7 +98,8 @@ def push(board: chess.Board, move: chess.Move) -> None:
 def push_null(board: chess.Board) -> None:
     """Make the null move on `board` exactly as `board.push(chess.Move.null())`."""
     state = _BoardState(board)
-    board.castling_rights = board.clean_castling_rights()
+    if not board._stack:  # `clean_castling_rights` filters only then: no call to learn it
+        board.castling_rights = board.clean_castling_rights()
     board.move_stack.append(_NULL)
     board._stack.append(state)
     board.ep_square = None

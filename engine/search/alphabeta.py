@@ -98,7 +98,7 @@ def position_key(board: chess.Board) -> int:
     return hash((
         board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
         board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
-        board.clean_castling_rights(), ep,
+        board.castling_rights if board._stack else board.clean_castling_rights(), ep,
     ))
 
 
