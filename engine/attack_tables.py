@@ -1,6 +1,6 @@
 """python-chess's attack tables under short names, for the loops that read them at every node
 (a module's own name is one look-up, `chess.BB_KNIGHT_ATTACKS` two): the evaluation's mobility,
-the capture generator and the check tests."""
+the capture generator, the check tests and the move ordering's check test."""
 
 from __future__ import annotations
 
@@ -16,3 +16,9 @@ RANK_ATTACKS = chess.BB_RANK_ATTACKS
 RANK_MASKS = chess.BB_RANK_MASKS
 FILE_ATTACKS = chess.BB_FILE_ATTACKS
 FILE_MASKS = chess.BB_FILE_MASKS
+
+LINES = [
+    DIAG_ATTACKS[sq][0] | RANK_ATTACKS[sq][0] | FILE_ATTACKS[sq][0] | SQUARES[sq]
+    for sq in chess.SQUARES
+]
+"""Each square with its rank, file and diagonals: where a piece may block a line through it."""

@@ -25,17 +25,11 @@ from engine.attack_tables import (
     FILE_MASKS,
     KING_ATTACKS,
     KNIGHT_ATTACKS,
+    LINES,
     PAWN_ATTACKS,
     RANK_ATTACKS,
     RANK_MASKS,
-    SQUARES,
 )
-
-_LINES = [
-    DIAG_ATTACKS[sq][0] | RANK_ATTACKS[sq][0] | FILE_ATTACKS[sq][0] | SQUARES[sq]
-    for sq in chess.SQUARES
-]
-"""Each square with its rank, file and diagonals."""
 
 
 def king_attacked(board: chess.Board, color: chess.Color) -> bool:
@@ -73,7 +67,7 @@ def exposure(board: chess.Board) -> int:
     king = board.kings & board.occupied_co[us] & ~board.promoted
     if not king:
         return 0
-    lines = _LINES[king.bit_length() - 1]
+    lines = LINES[king.bit_length() - 1]
     ep = board.ep_square
     if ep is not None:
         lines |= board.pawns & board.occupied_co[us] & PAWN_ATTACKS[not us][ep]

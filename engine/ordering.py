@@ -13,6 +13,16 @@ from __future__ import annotations
 
 import chess
 
+from engine.attack_tables import (
+    DIAG_ATTACKS,
+    DIAG_MASKS,
+    FILE_ATTACKS,
+    FILE_MASKS,
+    LINES,
+    RANK_ATTACKS,
+    RANK_MASKS,
+    SQUARES,
+)
 from engine.eval_terms.bits import popcount
 from engine.evaluate import PIECE_VALUES
 
@@ -133,30 +143,45 @@ def attacks_from(piece_type: int, color: bool, square: int, occupied: int) -> in
 
 
 def gives_check(board: chess.Board, move: chess.Move) -> bool:
-    """`board.gives_check(move)` without making the move: a direct check by the moved (or
-    promoted) piece, or a discovered check by a slider behind it; castling and en passant, rare
-    and awkward, are left to python-chess."""
-    king = board.king(not board.turn)
-    if king is None:
-        return False
-    from_sq = move.from_square
-    piece = board.piece_type_at(from_sq)
-    if (piece == chess.KING and board.is_castling(move)) or (
-        piece == chess.PAWN and move.to_square == board.ep_square
-    ):
-        return board.gives_check(move)
-    from_bb = chess.BB_SQUARES[from_sq]
-    occupied = (board.occupied & ~from_bb) | chess.BB_SQUARES[move.to_square]
+    """`board.gives_check(move)` without making the move, for a pseudo-legal move: a direct
+    check by the moved (or promoted) piece, or a discovered check by a slider behind it, looked
+    for only when the move leaves a line through the king; castling and en passant, rare and
+    awkward, are left to python-chess."""
     us = board.turn
-    if attacks_from(move.promotion or piece, us, move.to_square, occupied) & chess.BB_SQUARES[king]:
+    king_bb = board.kings & board.occupied_co[not us] & ~board.promoted  # as `board.king`
+    if not king_bb:
+        return False
+    king = king_bb.bit_length() - 1
+    from_sq, to_sq = move.from_square, move.to_square
+    from_bb = SQUARES[from_sq]
+    if board.pawns & from_bb:
+        if to_sq == board.ep_square:
+            return board.gives_check(move)
+        piece = chess.PAWN
+    elif board.knights & from_bb:
+        piece = chess.KNIGHT
+    elif board.bishops & from_bb:
+        piece = chess.BISHOP
+    elif board.rooks & from_bb:
+        piece = chess.ROOK
+    elif board.queens & from_bb:
+        piece = chess.QUEEN
+    else:
+        if board.is_castling(move):
+            return board.gives_check(move)
+        piece = chess.KING
+    occupied = (board.occupied & ~from_bb) | SQUARES[to_sq]
+    if attacks_from(move.promotion or piece, us, to_sq, occupied) & king_bb:
         return True
+    if not LINES[king] & from_bb:
+        return False
     ours = board.occupied_co[us] & ~from_bb
-    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    diagonal = DIAG_ATTACKS[king][DIAG_MASKS[king] & occupied]
     if diagonal & (board.bishops | board.queens) & ours:
         return True
     straight = (
-        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
-        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+        RANK_ATTACKS[king][RANK_MASKS[king] & occupied]
+        | FILE_ATTACKS[king][FILE_MASKS[king] & occupied]
     )
     return bool(straight & (board.rooks | board.queens) & ours)
 

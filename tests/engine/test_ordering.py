@@ -43,15 +43,41 @@ def random_positions(count: int, seed: int = 7) -> list[chess.Board]:
     return boards
 
 
+def chess960_positions(count: int, seed: int = 11) -> list[chess.Board]:
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        for _ in range(rng.randint(1, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            if rng.random() < 0.1:
+                boards.append(board.copy(stack=False))
+    return boards
+
+
 def test_gives_check_matches_python_chess():
-    tested = checks = 0
-    for board in random_positions(400):
-        for move in board.legal_moves:
+    """Over every pseudo-legal move (the search asks before its legality test), Chess960
+    castling included; discovered checks, by a king too, are among them."""
+    boards = random_positions(400) + chess960_positions(100) + [
+        chess.Board("4k3/8/8/8/4N3/8/8/4R2K w - - 0 1"),  # the knight uncovers the rook
+        chess.Board("7k/8/8/8/3K4/8/8/B7 w - - 0 1"),  # the king uncovers the bishop
+        chess.Board("4k3/8/8/3pP3/8/8/8/4R2K w - d6 0 1"),  # exd6 e.p. uncovers the rook
+    ]
+    tested = checks = discovered = 0
+    for board in boards:
+        for move in board.pseudo_legal_moves:
             expected = board.gives_check(move)
             assert gives_check(board, move) == expected, (board.fen(), move.uci())
             tested += 1
             checks += expected
-    assert tested > 5000 and checks > 100
+            if expected:
+                after = board.copy(stack=False)
+                after.push(move)
+                discovered += after.checkers() != chess.BB_SQUARES[move.to_square]
+    assert tested > 8000 and checks > 150 and discovered > 10
 
 
 def test_plausibility_prefers_winning_material_and_development():
