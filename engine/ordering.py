@@ -18,7 +18,10 @@ from engine.attack_tables import (
     DIAG_MASKS,
     FILE_ATTACKS,
     FILE_MASKS,
+    KING_ATTACKS,
+    KNIGHT_ATTACKS,
     LINES,
+    PAWN_ATTACKS,
     RANK_ATTACKS,
     RANK_MASKS,
     SQUARES,
@@ -73,34 +76,64 @@ def static_exchange(board: chess.Board, move: chess.Move) -> int:
     """Static exchange evaluation of a capture (or promotion), in centipawns for the mover: both
     sides recapture on the target square with their least valuable attacker, x-rays included,
     each free to stop when going on would lose (CPW "SEE - The Swap Algorithm"). Pins are
-    ignored; a king recaptures only onto an undefended square."""
+    ignored; a king recaptures only onto an undefended square.
+
+    The attackers of both sides are found once; after each capture only the sliders are looked
+    for again, through the emptier board (the x-rays), as python-chess's `attackers_mask` would
+    find them all."""
     to_sq = move.to_square
-    from_sq = move.from_square
-    attacker = board.piece_type_at(from_sq)
-    victim = board.piece_type_at(to_sq)
-    occupied = board.occupied ^ chess.BB_SQUARES[from_sq]
-    if victim is None and attacker == chess.PAWN and to_sq == board.ep_square:
-        victim = chess.PAWN
-        occupied ^= chess.BB_SQUARES[to_sq ^ 8]
-    gains = [VALUE[victim] if victim else 0]
+    from_bb = SQUARES[move.from_square]
+    pawns, knights, bishops = board.pawns, board.knights, board.bishops
+    rooks, queens, kings = board.rooks, board.queens, board.kings
+    by_value = (pawns, knights, bishops, rooks, queens, kings)
+    attacker = chess.PAWN
+    while not by_value[attacker - 1] & from_bb:
+        attacker += 1
+    to_bb = SQUARES[to_sq]
+    victim = chess.PAWN
+    while victim <= chess.KING and not by_value[victim - 1] & to_bb:
+        victim += 1
+    occupied = board.occupied ^ from_bb
+    if victim > chess.KING:
+        victim = 0
+        if attacker == chess.PAWN and to_sq == board.ep_square:
+            victim = chess.PAWN
+            occupied ^= SQUARES[to_sq ^ 8]
+    gains = [VALUE[victim]]
     if move.promotion:
         gains[0] += VALUE[move.promotion] - VALUE[chess.PAWN]
         attacker = move.promotion
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    colours = (black, white)
+    steppers = (
+        KING_ATTACKS[to_sq] & kings | KNIGHT_ATTACKS[to_sq] & knights
+        | PAWN_ATTACKS[chess.BLACK][to_sq] & pawns & white
+        | PAWN_ATTACKS[chess.WHITE][to_sq] & pawns & black
+    )
+    diagonal = bishops | queens
+    straight = rooks | queens
+    diagonal_mask, rank_mask, file_mask = DIAG_MASKS[to_sq], RANK_MASKS[to_sq], FILE_MASKS[to_sq]
+    diagonal_attacks, rank_attacks, file_attacks = (
+        DIAG_ATTACKS[to_sq], RANK_ATTACKS[to_sq], FILE_ATTACKS[to_sq])
     side = not board.turn
-    by_value = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     while True:
         gains.append(VALUE[attacker] - gains[-1])  # if `side` can take the last capturer
         if max(-gains[-2], gains[-1]) < 0:
             break  # taking or not, the outcome's sign is settled
-        attackers = board.attackers_mask(side, to_sq, occupied) & occupied
+        both = (
+            steppers
+            | diagonal_attacks[diagonal_mask & occupied] & diagonal
+            | (rank_attacks[rank_mask & occupied] | file_attacks[file_mask & occupied]) & straight
+        ) & occupied
+        attackers = both & colours[side]
         if not attackers:
             break
         piece_type = chess.PAWN
-        found = attackers & by_value[0]
+        found = attackers & pawns
         while not found:
             piece_type += 1
             found = attackers & by_value[piece_type - 1]
-        if piece_type == chess.KING and board.attackers_mask(not side, to_sq, occupied) & occupied:
+        if piece_type == chess.KING and both & colours[not side]:
             break
         occupied ^= found & -found
         attacker = piece_type
