@@ -30,24 +30,9 @@ PROMOTING = [  # capturing promotions, pushes to the back rank, a blocked pawn, 
 ]
 
 
-def chess960_positions(count: int, seed: int = 11) -> list[chess.Board]:
-    """Positions from random play out of random Chess960 starts."""
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = chess.Board.from_chess960_pos(rng.randrange(960))
-        for _ in range(rng.randint(1, 80)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
-
-
 def test_scored_captures_match_python_chess_in_order():
     boards = ([chess.Board(fen) for fen in PROMOTING] + random_positions(300)
-              + chess960_positions(60))
+              + random_positions(60, seed=11, chess960=True))
     captures = en_passant = promotions = 0
     for board in boards:
         expected = [(exchange_gain(board, m), m) for m in board.generate_pseudo_legal_captures()]
@@ -88,7 +73,7 @@ def test_search_moves_are_each_move_once_in_stages():
     once (every legal move in check), the table move first, killers before other quiet moves."""
     rng = random.Random(3)
     boards = ([chess.Board(fen) for fen in PROMOTING] + random_positions(120)
-              + chess960_positions(20))
+              + random_positions(20, seed=11, chess960=True))
     for board in boards:
         search = AlphaBetaSearch(SearchContext(
             board=board, evaluator=Evaluator(), tt=TranspositionTable(1),
@@ -117,7 +102,7 @@ def test_pruned_quiet_moves_are_left_out_and_the_rest_keep_their_order():
     the quiet moves are reached, so the moves before them (table move, captures, killers) still
     decide whether the caller prunes."""
     rng = random.Random(5)
-    boards = random_positions(150) + chess960_positions(20)
+    boards = random_positions(150) + random_positions(20, seed=11, chess960=True)
     asked = checked = 0
     for board in boards:
         if board.is_check():

@@ -28,11 +28,13 @@ SPECIAL = [  # castling into check, en passant discoveries, promotions with chec
 ]
 
 
-def random_positions(count: int, seed: int = 7) -> list[chess.Board]:
+def random_positions(count: int, seed: int = 7, chess960: bool = False) -> list[chess.Board]:
+    """Positions along seeded random games (from random Chess960 starts if `chess960`; the
+    special positions first otherwise)."""
     rng = random.Random(seed)
-    boards = [chess.Board(fen) for fen in SPECIAL]
+    boards = [] if chess960 else [chess.Board(fen) for fen in SPECIAL]
     while len(boards) < count:
-        board = chess.Board()
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
         for _ in range(rng.randint(1, 120)):
             moves = list(board.legal_moves)
             if not moves:
@@ -43,25 +45,10 @@ def random_positions(count: int, seed: int = 7) -> list[chess.Board]:
     return boards
 
 
-def chess960_positions(count: int, seed: int = 11) -> list[chess.Board]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < count:
-        board = chess.Board.from_chess960_pos(rng.randrange(960))
-        for _ in range(rng.randint(1, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-            if rng.random() < 0.1:
-                boards.append(board.copy(stack=False))
-    return boards
-
-
 def test_gives_check_matches_python_chess():
     """Over every pseudo-legal move (the search asks before its legality test), Chess960
     castling included; discovered checks, by a king too, are among them."""
-    boards = random_positions(400) + chess960_positions(100) + [
+    boards = random_positions(400) + random_positions(100, seed=11, chess960=True) + [
         chess.Board("4k3/8/8/8/4N3/8/8/4R2K w - - 0 1"),  # the knight uncovers the rook
         chess.Board("7k/8/8/8/3K4/8/8/B7 w - - 0 1"),  # the king uncovers the bishop
         chess.Board("4k3/8/8/3pP3/8/8/8/4R2K w - d6 0 1"),  # exd6 e.p. uncovers the rook
