@@ -31,6 +31,7 @@ from engine.attack_tables import (
     RANK_MASKS,
     SQUARES,
 )
+from engine.checks import square_attacked
 from engine.ordering import VALUE, by_key, static_exchange
 
 _BACKRANKS = chess.BB_BACKRANKS
@@ -97,7 +98,7 @@ def scored_captures(board: chess.Board, floor: int = NO_FLOOR) -> list[tuple[int
                 if gain > floor:
                     append((gain, Move(from_sq, to_sq)))
             elif value > floor:
-                if board.attackers_mask(not us, to_sq):
+                if square_attacked(board, to_sq, not us):
                     move = Move(from_sq, to_sq)
                     gain = static_exchange(board, move)
                     if gain > floor:

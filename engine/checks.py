@@ -1,5 +1,6 @@
 """`king_attacked`: python-chess's `Board.is_check` and `Board.was_into_check` in one test that
-stops at the first attacker found; `exposure`: the moves that test can find illegal at all.
+stops at the first attacker found (`square_attacked`, its `is_attacked_by` so, which the capture
+generator asks of its targets); `exposure`: the moves that test can find illegal at all.
 
 Both ask python-chess's `attackers_mask` for every kind of attacker of the king's square at once
 (`checkers_mask`, `is_attacked_by`), through two more calls (`king`, the mask itself). The
@@ -37,13 +38,15 @@ def king_attacked(board: chess.Board, color: chess.Color) -> bool:
     `board.was_into_check()` for the other one. False without a king (python-chess's `king`:
     a promoted king is none, the highest square's king if there are several)."""
     king = board.kings & board.occupied_co[color] & ~board.promoted
-    if not king:
-        return False
-    square = king.bit_length() - 1
-    them = board.occupied_co[not color]
+    return bool(king) and square_attacked(board, king.bit_length() - 1, not color)
+
+
+def square_attacked(board: chess.Board, square: chess.Square, by: chess.Color) -> bool:
+    """`board.is_attacked_by(by, square)`, stopping at the first attacker found."""
+    them = board.occupied_co[by]
     if KNIGHT_ATTACKS[square] & board.knights & them:
         return True
-    if PAWN_ATTACKS[color][square] & board.pawns & them:
+    if PAWN_ATTACKS[not by][square] & board.pawns & them:
         return True
     queens = board.queens & them
     occupied = board.occupied

@@ -1,6 +1,7 @@
-"""engine.checks.king_attacked answers as python-chess's `is_check` and `was_into_check`: over
-random games (pseudo-legal moves, so kings left in check too), Chess960 starts and positions
-with checks by every kind of piece, a promoted king and no king at all."""
+"""engine.checks.king_attacked answers as python-chess's `is_check` and `was_into_check`, and
+square_attacked as its `is_attacked_by`: over random games (pseudo-legal moves, so kings left in
+check too), Chess960 starts and positions with checks by every kind of piece, a promoted king
+and no king at all."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import random
 
 import chess
 
-from engine.checks import exposure, king_attacked
+from engine.checks import exposure, king_attacked, square_attacked
 from tests.engine.test_make import starts
 
 CHECKS = [  # one checker of each kind, and positions a king walked into
@@ -45,6 +46,25 @@ def test_king_attacked_is_is_check_and_was_into_check():
             if board.was_into_check() or board.is_game_over():
                 break
     assert compared > 500 and attacked > 40
+
+
+def test_square_attacked_is_is_attacked_by():
+    """Every square, by either side, along random games and in the check positions."""
+    rng = random.Random(5)
+    compared = attacked = 0
+    for board in starts(rng) + [chess.Board(fen) for fen in CHECKS]:
+        for _ in range(rng.randint(10, 60)):
+            for square in chess.SQUARES:
+                for by in chess.COLORS:
+                    expected = board.is_attacked_by(by, square)
+                    assert square_attacked(board, square, by) == expected, (board.fen(), square)
+                    compared += 1
+                    attacked += expected
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+    assert compared > 20000 and attacked > 5000
 
 
 def test_checks_by_each_kind_of_piece():
