@@ -721,13 +721,17 @@ class AlphaBetaSearch:
         """
         if in_check:
             scored = []
+            history = self.history[board.turn]
+            # `board.is_capture` inlined: a victim on the target, or en passant.
+            theirs, ep, pawns = board.occupied_co[not board.turn], board.ep_square, board.pawns
             for move in board.generate_legal_moves():
-                if move == tt_move:
+                if tt_move is not None and move == tt_move:
                     scored.append((1 << 30, move))
-                elif board.is_capture(move) or move.promotion:
+                elif (move.promotion or theirs & SQUARES[move.to_square]
+                      or move.to_square == ep and pawns & SQUARES[move.from_square]):
                     scored.append(((1 << 20) + capture_gain(board, move), move))
                 else:
-                    scored.append((quiet_order_key(move, self.history[board.turn]), move))
+                    scored.append((quiet_order_key(move, history), move))
             scored.sort(key=by_key, reverse=True)
             for _, move in scored:
                 yield move
