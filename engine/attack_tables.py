@@ -1,6 +1,6 @@
 """python-chess's attack tables under short names, for the loops that read them at every node
 (a module's own name is one look-up, `chess.BB_KNIGHT_ATTACKS` two): the evaluation's mobility,
-the capture generator, the check tests and the move ordering's check test."""
+the capture generator, the check tests and the move ordering's check and exchange tests."""
 
 from __future__ import annotations
 

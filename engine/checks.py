@@ -1,6 +1,7 @@
 """`king_attacked`: python-chess's `Board.is_check` and `Board.was_into_check` in one test that
-stops at the first attacker found (`square_attacked`, its `is_attacked_by` so, which the capture
-generator asks of its targets); `exposure`: the moves that test can find illegal at all.
+stops at the first attacker found; `square_attacked`: that test for any square (python-chess's
+`is_attacked_by`), which the capture generator also asks of its targets; `exposure`: the moves
+the king test can find illegal at all.
 
 Both ask python-chess's `attackers_mask` for every kind of attacker of the king's square at once
 (`checkers_mask`, `is_attacked_by`), through two more calls (`king`, the mask itself). The

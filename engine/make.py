@@ -48,7 +48,7 @@ def push(board: chess.Board, move: chess.Move) -> None:
         board.push(move)
         return
     state = _BoardState(board)
-    if not board._stack:  # `clean_castling_rights` filters only then: no call to learn it
+    if not board._stack:  # `clean_castling_rights` filters only then, else returns them as they are
         board.castling_rights = board.clean_castling_rights()
     board.move_stack.append(move)
     board._stack.append(state)
@@ -98,7 +98,7 @@ def push(board: chess.Board, move: chess.Move) -> None:
 def push_null(board: chess.Board) -> None:
     """Make the null move on `board` exactly as `board.push(chess.Move.null())`."""
     state = _BoardState(board)
-    if not board._stack:  # `clean_castling_rights` filters only then: no call to learn it
+    if not board._stack:  # `clean_castling_rights` filters only then, else returns them as they are
         board.castling_rights = board.clean_castling_rights()
     board.move_stack.append(_NULL)
     board._stack.append(state)

@@ -159,18 +159,18 @@ def by_key(item: tuple[int, chess.Move]) -> int:
 def attacks_from(piece_type: int, color: bool, square: int, occupied: int) -> int:
     """Squares a piece of `piece_type` on `square` bears on with the given occupancy."""
     if piece_type == chess.PAWN:
-        return chess.BB_PAWN_ATTACKS[color][square]
+        return PAWN_ATTACKS[color][square]
     if piece_type == chess.KNIGHT:
-        return chess.BB_KNIGHT_ATTACKS[square]
+        return KNIGHT_ATTACKS[square]
     if piece_type == chess.KING:
-        return chess.BB_KING_ATTACKS[square]
+        return KING_ATTACKS[square]
     attacks = 0
     if piece_type != chess.ROOK:
-        attacks |= chess.BB_DIAG_ATTACKS[square][chess.BB_DIAG_MASKS[square] & occupied]
+        attacks |= DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied]
     if piece_type != chess.BISHOP:
         attacks |= (
-            chess.BB_RANK_ATTACKS[square][chess.BB_RANK_MASKS[square] & occupied]
-            | chess.BB_FILE_ATTACKS[square][chess.BB_FILE_MASKS[square] & occupied]
+            RANK_ATTACKS[square][RANK_MASKS[square] & occupied]
+            | FILE_ATTACKS[square][FILE_MASKS[square] & occupied]
         )
     return attacks
 
