@@ -77,9 +77,11 @@ def test_an_import_of_numpy_cut_by_ctrl_c_completes_first():
 import os, signal, sys, threading
 from lab.interrupt import signals_held
 signal.signal(signal.SIGINT, signal.default_int_handler)
-threading.Timer(0.001, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
     with signals_held():
+        # started inside the held block: a Ctrl-C that came while `start` waits for the timer's
+        # thread would be raised there, before the import the test is about
+        threading.Timer(0.001, os.kill, (os.getpid(), signal.SIGINT)).start()
         import numpy
         import time; time.sleep(0.05)
 except KeyboardInterrupt:
