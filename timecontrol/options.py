@@ -64,6 +64,14 @@ class SpecOptions:
             raise self._error(key, f"is {text}, out of range {span}")
         return value
 
+    def positive(self, key: str, default: float) -> float:
+        """A number above 0 (a rate, a period, an NPS)."""
+        return self.number(key, default, minimum=0.0, min_open=True)
+
+    def fraction(self, key: str, default: float, *, open_top: bool = False) -> float:
+        """A number in [0, 1], or [0, 1) with `open_top`."""
+        return self.number(key, default, minimum=0.0, maximum=1.0, max_open=open_top)
+
     def sub(self, name: str) -> SpecOptions | None:
         """A sub-dict such as `mle-legacy(...)`, if given."""
         self._used.add(name)
@@ -167,8 +175,8 @@ def read_moves_left(options: SpecOptions, default: LegacyMovesLeft) -> LegacyMov
     """The mle-legacy estimator, from a `mle-legacy(...)` sub-dict if present, else from
     `midpoint=`/`steepness=` given directly (as Lc0's smooth reads it, reference section 1a)."""
     source = options.sub("mle-legacy") or options
-    midpoint = source.number("midpoint", default.midpoint, minimum=0.0, min_open=True)
-    steepness = source.number("steepness", default.steepness, minimum=0.0, min_open=True)
+    midpoint = source.positive("midpoint", default.midpoint)
+    steepness = source.positive("steepness", default.steepness)
     return LegacyMovesLeft(midpoint, steepness)
 
 

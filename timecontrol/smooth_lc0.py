@@ -82,12 +82,7 @@ class SmoothLc0Params:
     def from_options(cls, options: SpecOptions) -> SmoothLc0Params:
         """Read the keys of `smooth-lc0(...)`; each range keeps the formulas finite."""
         d = cls()
-
-        def positive(key: str, default: float) -> float:
-            return options.number(key, default, minimum=0.0, min_open=True)
-
-        def fraction(key: str, default: float, *, open_top: bool = False) -> float:
-            return options.number(key, default, minimum=0.0, maximum=1.0, max_open=open_top)
+        positive, fraction = options.positive, options.fraction
 
         def count_ms(key: str, default: int) -> int:
             return int(options.number(key, default, minimum=0, integer=True))
