@@ -191,10 +191,12 @@ class Evaluator:
         middle, end = phase, PHASE_MAX - phase
         # mg * middle + eg * end with mg = score - (eg << 16), one shift fewer a term
         eg_weight = end - (middle << 16)
-        tapered = [
-            int((score * middle + ((score + HALF) >> 16) * eg_weight) / PHASE_MAX)
-            for score in map(sub, white, black)
-        ]
+        # each term truncated towards zero as int(blend / PHASE_MAX) would, in integers (the
+        # same while |blend| < 2 ** 48, where the float quotient cannot round to a whole number)
+        tapered = []
+        for score in map(sub, white, black):
+            blend = score * middle + ((score + HALF) >> 16) * eg_weight
+            tapered.append(blend // PHASE_MAX if blend >= 0 else -(-blend // PHASE_MAX))
         values = [material, *tapered[:8], 0, ratio, tapered[8]]  # 0: endgame scaling, below
         fractions = self.knowledge
         if not self._full_knowledge:
