@@ -88,10 +88,10 @@ class SmoothParams:
     def from_options(cls, options: SpecOptions) -> SmoothParams:
         """Read the keys of `smooth(...)`; each range keeps the formulas finite."""
         d = cls()
-        positive = options.positive
+        positive, fraction = options.positive, options.fraction
         return cls(
-            init_tree_reuse=options.fraction("init-tree-reuse", d.init_tree_reuse, open_top=True),
-            max_tree_reuse=options.fraction("max-tree-reuse", d.max_tree_reuse, open_top=True),
+            init_tree_reuse=fraction("init-tree-reuse", d.init_tree_reuse, open_top=True),
+            max_tree_reuse=fraction("max-tree-reuse", d.max_tree_reuse, open_top=True),
             tree_reuse_update_rate=positive("tree-reuse-update-rate", d.tree_reuse_update_rate),
             init_nps=positive("init-nps", d.init_nps),
             nps_update_rate=positive("nps-update-rate", d.nps_update_rate),
