@@ -26,11 +26,14 @@ from engine.strength.params import ELO_MAX, ELO_MIN
 #: Full strength (no limit) on the declared scale: 1680 +- 54, measured by the final
 #: calibration's full-strength stage (results/calibration/final/full_strength: 180 games at
 #: 10+0.1 against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves measured at 1626,
-#: 1763 and 1925 on the scale; 58.3, 34.2 and 23.3 %). The top of the range, where the limiter
-#: plays at full strength.
+#: 1763 and 1925 on the scale; 58.3, 34.2 and 23.3 %); the second final calibration (final-v3)
+#: measured 1718 +- 53, within its criterion U of this value. The top of the range, where the
+#: limiter plays at full strength.
 FULL_STRENGTH_ELO = 1680
 
 #: The weakest level the ladder reaches: MadChess's minimum until the calibration measures it.
+#: The shipped table's rows start at 700, so 600..699 play its 700 row; moving the bottom to
+#: 700 waits until the calibration can still set its round-1 level 650 (issue #18's note).
 LADDER_MIN_ELO = 600
 
 #: `UCI_Elo`'s default, inside the range (the value a GUI shows before the user picks one).

@@ -72,11 +72,11 @@ def test_by_default_uci_elo_plays_the_calibrated_table_shipped_with_the_engine(r
     said = converse(raw, ["uci"])
     assert "option name EloTable type string default <calibrated>" in said
     converse(raw, ["debug on", "setoption name UCI_LimitStrength value true"])
-    dump = strings(converse(raw, ["setoption name UCI_Elo value 650"]))
-    assert dump[1].startswith("NPS = 3734, MoveError = 34,")  # its row at 650
+    dump = strings(converse(raw, ["setoption name UCI_Elo value 750"]))
+    assert dump[1].startswith("NPS = 9867, MoveError = 29,")  # its row at 750
     assert not any("formulas" in line for line in dump)
     dump = strings(converse(raw, ["setoption name EloTable value <empty>"]))
-    assert dump[-1].startswith("UCI_Elo 650 plays the formulas' ELO 693 ")
+    assert dump[-1].startswith("UCI_Elo 750 plays the formulas' ELO 878 ")
 
 
 def test_without_a_table_uci_elo_plays_the_formulas_at_its_place_in_the_range(raw):
