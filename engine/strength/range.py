@@ -33,7 +33,8 @@ FULL_STRENGTH_ELO = 1680
 
 #: The weakest level the ladder reaches: MadChess's minimum until the calibration measures it.
 #: The shipped table's rows start at 700, so 600..699 play its 700 row; moving the bottom to
-#: 700 waits until the calibration can still set its round-1 level 650 (issue #18's note).
+#: 700 waits until the calibration can still set its round-1 level 650
+#: (results/calibration/README.md, "The end of final-v3").
 LADDER_MIN_ELO = 600
 
 #: `UCI_Elo`'s default, inside the range (the value a GUI shows before the user picks one).
