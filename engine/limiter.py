@@ -6,9 +6,11 @@ docs/reference/elo_limit.md §0) and
 applies them around each search, so that the UCI loop only forwards options and hands over its
 context and result:
 
-* `UCI_Elo` outside the declared range (`engine.strength.range`) is refused with an
-  `info string error` naming the range; the previous value stays; the top of the range is the
-  engine's measured full strength, so `UCI_Elo` at the top plays unlimited;
+* `UCI_Elo` outside the range (`engine.strength.range`) is refused with an `info string error`
+  naming the range; the previous value stays; the top of the range is the engine's measured
+  full strength, so `UCI_Elo` at the top plays unlimited, and its bottom is the loaded table's
+  first row (the formulas' 600 with `EloTable` empty): a table plays no level below it. A
+  table that starts above the current `UCI_Elo` moves it up to its first row, and says so;
 * parameters: the `EloTable`'s row for `UCI_Elo` (by default the calibrated table shipped with
   the engine, `engine.strength.calibrated`), or with `EloTable` empty the formulas at
   `formula_elo(UCI_Elo)`, the declared range mapped onto MadChess's (`engine.strength.range`);
@@ -64,6 +66,7 @@ from engine.strength import (
     formula_elo,
     load_elo_table,
     params_for_elo,
+    range_bottom,
     refusal,
     rescaled_nps,
     throttle_delay,
@@ -207,6 +210,11 @@ class StrengthLimiter:
         return (bool(self.options["UCI_LimitStrength"])
                 and self.options["UCI_Elo"] < FULL_STRENGTH_ELO)
 
+    @property
+    def bottom(self) -> int:
+        """The lowest `UCI_Elo` accepted: the loaded table's first row, else the formulas'."""
+        return range_bottom(self.table.rows[0].elo if self.table else None)
+
     @staticmethod
     def handles(name: str) -> bool:
         """Whether `name` (any case, as UCI allows) is one of the limiter's options."""
@@ -227,7 +235,7 @@ class StrengthLimiter:
                 parsed = int(value.strip())
             except ValueError:
                 raise OptionError(f"option UCI_Elo: {value.strip()!r} is not an integer") from None
-            problem = refusal(parsed)
+            problem = refusal(parsed, self.bottom, self.options["EloTable"] if self.table else None)
             if problem:
                 return [f"info string error: {problem}; UCI_Elo stays {self.options[name]}"]
         else:
@@ -238,6 +246,11 @@ class StrengthLimiter:
             except EloTableError as error:
                 return [f"info string error: {error}"]
         self.options.set(name, parsed)
+        if name == "EloTable" and self.options["UCI_Elo"] < self.bottom:
+            lines.append(f"info string UCI_Elo {self.options['UCI_Elo']} is below the range "
+                         f"{self.bottom}..{FULL_STRENGTH_ELO} of EloTable {parsed}: UCI_Elo "
+                         f"is now {self.bottom}")
+            self.options.set("UCI_Elo", self.bottom)
         if name == "Seed":
             self.new_game()
             return lines
@@ -246,7 +259,11 @@ class StrengthLimiter:
         self.refresh()
         if debug and self.limited and name in DUMPED_OPTIONS:
             lines.extend(f"info string {line}" for line in dump_lines(self.params))
-            if not self.table:
+            if self.table:
+                lines.append(f"info string UCI_Elo {self.options['UCI_Elo']} plays EloTable "
+                             f"{self.options['EloTable']} (its range {self.bottom}.."
+                             f"{FULL_STRENGTH_ELO})")
+            else:
                 lines.append(f"info string UCI_Elo {self.options['UCI_Elo']} plays the formulas' "
                              f"ELO {self.params.elo} (the range {LADDER_MIN_ELO}.."
                              f"{FULL_STRENGTH_ELO} mapped onto {ELO_MIN}..{ELO_MAX})")

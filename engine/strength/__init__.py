@@ -27,6 +27,7 @@ from engine.strength.range import (
     LADDER_MIN_ELO,
     UCI_ELO_DEFAULT,
     formula_elo,
+    range_bottom,
     refusal,
 )
 from engine.strength.table import EloTable, EloTableError, TableRow, write_table
@@ -61,6 +62,7 @@ __all__ = [
     "formula_elo",
     "load_elo_table",
     "params_for_elo",
+    "range_bottom",
     "refusal",
     "rescaled_nps",
     "throttle_delay",

@@ -5,7 +5,8 @@ The MadChess formulas (`params`) are defined on 600..2600 (`params.ELO_MIN`..`pa
 but a range is only honest if the engine can play its ends: the top of the declared range is the
 engine's measured full strength, the bottom the weakest level the ladder reaches (issue #18).
 The calibration (`tempo calibrate`, results/calibration/README.md) updates `FULL_STRENGTH_ELO`
-and `LADDER_MIN_ELO` when it measures them.
+when it measures it; the bottom is a loaded table's first row (`range_bottom`), the weakest Elo
+its calibration placed a level at.
 
 Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
 range mapped linearly onto the formulas' range, so that each level keeps the share of full
@@ -31,21 +32,31 @@ from engine.strength.params import ELO_MAX, ELO_MIN
 #: limiter plays at full strength.
 FULL_STRENGTH_ELO = 1680
 
-#: The weakest level the ladder reaches: MadChess's minimum until the calibration measures it.
-#: The shipped table's rows start at 700, so 600..699 play its 700 row; moving the bottom to
-#: 700 waits until the calibration can still set its round-1 level 650
-#: (results/calibration/README.md, "The end of final-v3").
+#: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
+#: the lowest `UCI_Elo` the option declares. A table's range starts at its first row instead
+#: (`range_bottom`): the shipped table's at 700, the weakest Elo its calibration placed a row at
+#: (results/calibration/README.md, "The end of final-v3"), so while it is loaded 600..699 are
+#: refused rather than played as its 700 row.
 LADDER_MIN_ELO = 600
 
 #: `UCI_Elo`'s default, inside the range (the value a GUI shows before the user picks one).
 UCI_ELO_DEFAULT = 1200
 
 
-def refusal(elo: int) -> str | None:
-    """Why `UCI_Elo elo` is refused (naming the range), or None when it is inside it."""
-    if LADDER_MIN_ELO <= elo <= FULL_STRENGTH_ELO:
+def range_bottom(first_row_elo: int | None) -> int:
+    """The lowest `UCI_Elo` accepted: a loaded table's first row (None: no table, the formulas'
+    LADDER_MIN_ELO), never below LADDER_MIN_ELO. A table plays no level below its first row:
+    an Elo there would take that row (`EloTable.params_for_elo`) and play stronger than asked."""
+    return LADDER_MIN_ELO if first_row_elo is None else max(LADDER_MIN_ELO, first_row_elo)
+
+
+def refusal(elo: int, bottom: int = LADDER_MIN_ELO, table: str | None = None) -> str | None:
+    """Why `UCI_Elo elo` is refused (naming the range bottom..FULL_STRENGTH_ELO, and the table
+    whose first row sets the bottom), or None when it is inside it."""
+    if bottom <= elo <= FULL_STRENGTH_ELO:
         return None
-    return (f"UCI_Elo {elo} is outside the range {LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} "
+    where = f" of EloTable {table}" if table else ""
+    return (f"UCI_Elo {elo} is outside the range {bottom}..{FULL_STRENGTH_ELO}{where} "
             f"(Stockfish 15.1 UCI_Elo scale at 10+0.1; the top is full strength)")
 
 

@@ -43,6 +43,7 @@ from lab.store import open_store
 LEVELS = (800, 1200, 1600)
 FULL = "full"
 _ELO_OPTION = re.compile(r"option name UCI_Elo type spin default -?\d+ min (-?\d+) max (-?\d+)")
+_TABLE_RANGE = re.compile(r"plays EloTable .* \(its range (-?\d+)\.\.(-?\d+)\)")
 _NPS = re.compile(r"NPS = (\d+), MoveError")
 _EFFORT = re.compile(r"Nodes = (\d+), DepthCap = (\d+), ThrottleNPS = (\d+)")
 
@@ -149,9 +150,11 @@ class LimitProbe:
         if declared is None:
             self.close()
             raise ProbeError(f"engine {self.name} declares no UCI_Elo range: {lines[:3]}")
+        declared = next((m for m in map(_TABLE_RANGE.search, lines) if m), declared)
         self.elo_range = (int(declared.group(1)), int(declared.group(2)))
-        """The `UCI_Elo` range the engine declares (it refuses other values); its top is full
-        strength, which dumps no parameters."""
+        """The `UCI_Elo` range the engine accepts (it refuses other values): the one it declares,
+        or the loaded table's, which starts at its first row; its top is full strength, which
+        dumps no parameters."""
 
     def converse(self, commands: list[str]) -> list[str]:
         """Send `commands` and `isready`; the lines before `readyok`."""

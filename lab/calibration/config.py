@@ -219,14 +219,16 @@ class Calibration:
         """The options one level plays with (our engine: Elo and table; others: the value).
 
         Our engine's levels name their table even without one: `EloTable` empty plays the
-        formulas, so round 1 measures them whatever table the engine loads by default.
+        formulas, so round 1 measures them whatever table the engine loads by default. The
+        table comes first (options are sent in this order): the engine accepts only the Elos of
+        the table it has loaded, from its first row up.
         """
         options = dict(self.engine.get("options", {}))
         if self.limit_option:
             options[self.limit_option] = True
         if self.uses_table:
-            options["UCI_Elo"] = level
             options["EloTable"] = "" if table is None else str(table)
+            options["UCI_Elo"] = level
         else:
             options[self.level_option] = int(round(level if value is None else value))
         return options

@@ -22,6 +22,7 @@ from engine.strength import (
     params_for_elo,
     rescaled_nps,
 )
+from lab.calibration.config import load_calibration
 from tests.engine.conftest import ENGINE_CMD, REPO, raw_engine, read_until
 from tests.engine.test_limiter import formula_table
 from tests.engine.test_strength import SEED_DUMP_600, SEED_DUMP_1075
@@ -104,6 +105,32 @@ def test_out_of_range_elo_is_refused_and_the_engine_plays_on(raw, value):
     lines = search_lines(raw, ["position startpos", "go movetime 5000"])
     assert "info string strength choice" in "\n".join(lines)  # still limited, at 1000
     assert telemetry(lines)["nodes"] < 1000  # 10-node budget: depth 1 over 20 moves
+
+
+def test_the_calibrated_table_refuses_elos_below_its_first_row(raw):
+    """The table the engine loads by default starts at 700: UCI_Elo 650 would play its 700 row,
+    so it is refused naming the table's range; 700 plays that row."""
+    said = strings(converse(raw, ["debug on", "setoption name UCI_LimitStrength value true",
+                                  "setoption name UCI_Elo value 650"]))
+    assert said[-1] == (f"error: UCI_Elo 650 is outside the range 700..{FULL_STRENGTH_ELO} of "
+                        "EloTable <calibrated> (Stockfish 15.1 UCI_Elo scale at 10+0.1; the top "
+                        "is full strength); UCI_Elo stays 1200")
+    said = strings(converse(raw, ["setoption name UCI_Elo value 700"]))
+    assert said[-1] == (f"UCI_Elo 700 plays EloTable <calibrated> (its range "
+                        f"700..{FULL_STRENGTH_ELO})")
+
+
+def test_a_calibration_level_below_the_shipped_table_plays_its_own_table(raw):
+    """The final calibration's round-1 level 650 plays its start table, whose rows start at 600:
+    the lab sends the table before the Elo, in the order of `level_options`, and the engine
+    takes the level (the shipped table alone would refuse it)."""
+    cal = load_calibration(REPO / "experiments" / "calibrate_final.toml")
+    options = cal.level_options(650, table=cal.table)
+    sent = [f"setoption name {name} value {str(value).lower() if value is True else value}"
+            for name, value in options.items()]
+    said = strings(converse(raw, ["debug on", *sent]))
+    assert said[-1] == (f"UCI_Elo 650 plays EloTable {cal.table} (its range "
+                        f"600..{FULL_STRENGTH_ELO})")
 
 
 def test_uci_declares_the_range_with_the_default_inside(raw):

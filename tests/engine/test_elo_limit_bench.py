@@ -60,6 +60,15 @@ def formulas() -> LimitProbe:
     return LimitProbe(dataclasses.replace(probe_spec(), options={"EloTable": ""}))
 
 
+def test_the_probe_reads_the_loaded_tables_range():
+    """With the table the engine loads by default, the range starts at its first row (700), not
+    at the 600 the option declares for the formulas, so `--levels` below it are refused."""
+    with LimitProbe() as probe:
+        assert probe.elo_range == (700, FULL_STRENGTH_ELO)
+    with pytest.raises(ValueError, match=r"distinct Elos in 700\.\.1679 needed"):
+        parse_levels("650,900", probe.elo_range)
+
+
 def test_saturation_from_the_engines_dumps():
     # UCI_Elo 1140 plays the formulas' 1600 (125,500 NPS) and 1139 their 1598 (reference §0).
     with formulas() as probe:

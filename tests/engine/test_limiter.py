@@ -21,11 +21,13 @@ from engine.limiter import (
 from engine.options import OptionError, Options
 from engine.search.context import RootLine, SearchContext, SearchResult
 from engine.strength import (
+    CALIBRATED,
     FULL_STRENGTH_ELO,
     LADDER_MIN_ELO,
     TableRow,
     dump_lines,
     formula_elo,
+    load_elo_table,
     params_for_elo,
     write_table,
 )
@@ -76,12 +78,15 @@ def formula_table(path: Path) -> Path:
 
 def test_a_table_of_the_formulas_rows_dumps_the_seed(tmp_path):
     """Through a table, `UCI_Elo` is the table's Elo: a table holding the formulas' own rows
-    plays (and dumps) the seed's level 1075 at UCI_Elo 1075, with no mapping line."""
+    plays (and dumps) the seed's level 1075 at UCI_Elo 1075, with no mapping line: the last line
+    names the table and its range instead."""
     table = formula_table(tmp_path / "formulas.csv")
     strength = limiter(UCI_Elo="1075", EloTable=str(table))
     lines = strength.set_option("UCI_LimitStrength", "true", debug=True)
     assert lines[:2] == SEED_1075_HEAD
-    assert lines == [f"info string {line}" for line in dump_lines(params_for_elo(1075))]
+    assert lines[:-1] == [f"info string {line}" for line in dump_lines(params_for_elo(1075))]
+    assert lines[-1] == (f"info string UCI_Elo 1075 plays EloTable {table} (its range "
+                         f"600..{FULL_STRENGTH_ELO})")
 
 
 @pytest.mark.parametrize("value", [
@@ -100,6 +105,39 @@ def test_the_range_ends_are_accepted():
     for value, formulas in ((LADDER_MIN_ELO, 600), (FULL_STRENGTH_ELO, 2600)):
         assert strength.set_option("UCI_Elo", str(value)) == []
         assert strength.params.elo == formula_elo(value) == formulas
+
+
+def test_a_table_refuses_elos_below_its_first_row_naming_its_range():
+    """The shipped table starts at 700: 600..699 would play its 700 row, stronger than asked, so
+    they are refused while it is loaded; the formulas (EloTable empty) still reach 600."""
+    bottom = load_elo_table(CALIBRATED).rows[0].elo
+    assert bottom == 700
+    strength = limiter(UCI_LimitStrength="true", EloTable=CALIBRATED, UCI_Elo="900")
+    assert strength.bottom == bottom
+    lines = strength.set_option("UCI_Elo", str(bottom - 1))
+    assert lines == [f"info string error: UCI_Elo {bottom - 1} is outside the range "
+                     f"{bottom}..{FULL_STRENGTH_ELO} of EloTable {CALIBRATED} (Stockfish 15.1 "
+                     "UCI_Elo scale at 10+0.1; the top is full strength); UCI_Elo stays 900"]
+    assert strength.options["UCI_Elo"] == 900
+    assert strength.set_option("UCI_Elo", str(bottom)) == []
+    assert strength.params.elo == bottom
+    formulas = limiter(UCI_LimitStrength="true", UCI_Elo=str(LADDER_MIN_ELO))
+    assert formulas.bottom == LADDER_MIN_ELO and formulas.options["UCI_Elo"] == LADDER_MIN_ELO
+
+
+def test_a_table_from_600_accepts_600(tmp_path):
+    table = formula_table(tmp_path / "formulas.csv")
+    strength = limiter(UCI_LimitStrength="true", EloTable=str(table), UCI_Elo="600")
+    assert strength.options["UCI_Elo"] == 600 and strength.params.nps == params_for_elo(600).nps
+
+
+def test_loading_a_table_that_starts_above_uci_elo_moves_it_to_the_first_row():
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="650")
+    lines = strength.set_option("EloTable", CALIBRATED)
+    assert lines == [f"info string UCI_Elo 650 is below the range 700..{FULL_STRENGTH_ELO} of "
+                     f"EloTable {CALIBRATED}: UCI_Elo is now 700"]
+    assert strength.options["UCI_Elo"] == 700
+    assert strength.params == load_elo_table(CALIBRATED).params_for_elo(700)
 
 
 def test_the_declared_range_maps_linearly_onto_the_formulas_range():
