@@ -118,6 +118,9 @@ class _TimedProtocol:
         self._chunk_at = 0.0
         self.transcript = EngineTranscript()
         self.lines_seen = 0
+        self.error_strings: list[str] = []
+        """`info string error...` lines received: how an engine (ours among them) refuses an
+        option value it declared valid, such as a `UCI_Elo` outside its loaded table's range."""
         self.xboard_reply: asyncio.Future[str] | None = None
 
     def watch_for_xboard(self) -> asyncio.Future[str]:
@@ -158,6 +161,8 @@ class _TimedProtocol:
                 timing.lines.append(line)
         self.transcript.received(line)
         self.lines_seen += 1
+        if line.startswith("info string error"):
+            self.error_strings.append(line[len("info string "):])
         watch = self.xboard_reply
         if watch is not None and not watch.done() and XBOARD_REPLY.match(line):
             watch.set_result(line)
@@ -423,17 +428,36 @@ class EngineProcess:
                 raise EngineError(f"engine {spec.name!r} has no option {option!r} "
                                   f"(its options: {known})")
         options = self._configurable_options(spec.options)
+        protocol.error_strings.clear()
         try:
             await asyncio.wait_for(protocol.configure(options), timeout)
         except asyncio.TimeoutError:
             raise EngineError(f"engine {spec.name!r}: setting options timed out") from None
         except chess.engine.EngineError as err:
             raise EngineError(f"engine {spec.name!r}: bad option value: {err}") from err
+        await self._check_options_taken(options, timeout)
         reported = protocol.id.get("name") or spec.name
         self.identity = EngineIdentity(
             name=reported, author=protocol.id.get("author"), version=_version_of(reported),
             protocol=spec.protocol, options=_describe_options(protocol.options),
             path=self.identity.path)
+
+    async def _check_options_taken(self, options: dict[str, Any], timeout: float) -> None:
+        """After the options, `isready`: a UCI engine answers it once every `setoption` is
+        done, so an `info string error` it printed for one of them (`error_strings`, emptied
+        before the options were sent) is in by then, and the game
+        does not start with a value the engine kept from before (an error naming the engine)."""
+        protocol = self.protocol
+        if self.spec.protocol != "uci" or not options:
+            return
+        try:
+            await asyncio.wait_for(protocol.ping(), timeout)
+        except asyncio.TimeoutError:
+            raise EngineError(f"engine {self.spec.name!r}: no answer to isready within "
+                              f"{timeout:g} s after its options") from None
+        if protocol.error_strings:
+            raise EngineError(f"engine {self.spec.name!r} refused its options: "
+                              f"{'; '.join(protocol.error_strings)}")
 
     def _configurable_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The options python-chess lets `configure` set. A UCI engine's `MultiPV` is kept by the

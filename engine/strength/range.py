@@ -56,8 +56,9 @@ def refusal(elo: int, bottom: int = LADDER_MIN_ELO, table: str | None = None) ->
     if bottom <= elo <= FULL_STRENGTH_ELO:
         return None
     where = f" of EloTable {table}" if table else ""
+    hint = "; another EloTable, set first, has its own bottom" if table else ""
     return (f"UCI_Elo {elo} is outside the range {bottom}..{FULL_STRENGTH_ELO}{where} "
-            f"(Stockfish 15.1 UCI_Elo scale at 10+0.1; the top is full strength)")
+            f"(Stockfish 15.1 UCI_Elo scale at 10+0.1; the top is full strength{hint})")
 
 
 def formula_elo(elo: int) -> int:

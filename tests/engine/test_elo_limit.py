@@ -114,7 +114,8 @@ def test_the_calibrated_table_refuses_elos_below_its_first_row(raw):
                                   "setoption name UCI_Elo value 650"]))
     assert said[-1] == (f"error: UCI_Elo 650 is outside the range 700..{FULL_STRENGTH_ELO} of "
                         "EloTable <calibrated> (Stockfish 15.1 UCI_Elo scale at 10+0.1; the top "
-                        "is full strength); UCI_Elo stays 1200")
+                        "is full strength; another EloTable, set first, has its own bottom); "
+                        "UCI_Elo stays 1200")
     said = strings(converse(raw, ["setoption name UCI_Elo value 700"]))
     assert said[-1] == (f"UCI_Elo 700 plays EloTable <calibrated> (its range "
                         f"700..{FULL_STRENGTH_ELO})")

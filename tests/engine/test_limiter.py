@@ -117,7 +117,8 @@ def test_a_table_refuses_elos_below_its_first_row_naming_its_range():
     lines = strength.set_option("UCI_Elo", str(bottom - 1))
     assert lines == [f"info string error: UCI_Elo {bottom - 1} is outside the range "
                      f"{bottom}..{FULL_STRENGTH_ELO} of EloTable {CALIBRATED} (Stockfish 15.1 "
-                     "UCI_Elo scale at 10+0.1; the top is full strength); UCI_Elo stays 900"]
+                     "UCI_Elo scale at 10+0.1; the top is full strength; another EloTable, set "
+                     "first, has its own bottom); UCI_Elo stays 900"]
     assert strength.options["UCI_Elo"] == 900
     assert strength.set_option("UCI_Elo", str(bottom)) == []
     assert strength.params.elo == bottom

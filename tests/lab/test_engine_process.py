@@ -21,6 +21,7 @@ from lab.engine_process import (
     probe_engine,
     probe_engines_at_once,
 )
+from lab.experiment import BUILTIN_ENGINES
 from lab.records import EngineSpec
 from lab.search_info import parse_search_lines
 
@@ -67,6 +68,20 @@ def test_probe_errors_name_the_engine_and_the_problem(stockfish, fake, tmp_path)
         probe_engine(silent)
     with pytest.raises(EngineError, match=r"engine 'x': unknown protocol 'cecp'"):
         probe_engine(EngineSpec("x", [STOCKFISH], protocol="cecp"))
+
+
+def test_an_option_value_the_engine_refuses_is_an_error_naming_it() -> None:
+    """Our engine declares UCI_Elo from 600 but refuses 650 while its shipped table (rows from
+    700) is loaded, with an `info string error`: the engine does not start with the 1200 it
+    kept, and the error names the engine and the refusal. The same level with the formulas'
+    table empty starts."""
+    spec = EngineSpec("L650", list(BUILTIN_ENGINES["tempo"]),
+                      options={"UCI_LimitStrength": True, "UCI_Elo": 650})
+    with pytest.raises(EngineError, match=r"engine 'L650' refused its options: error: UCI_Elo "
+                       r"650 is outside the range 700\.\.1680 of EloTable <calibrated>"):
+        probe_engine(spec)
+    formulas = dataclasses.replace(spec, options={"EloTable": "", **spec.options})
+    assert probe_engine(formulas).protocol == "uci"
 
 
 def test_an_xboard_engine_taken_for_uci_gets_a_hint_at_its_first_reply(phalanx) -> None:

@@ -258,7 +258,7 @@ max_moves = 12
 [[engines]]
 name = "L650"
 builtin = "tempo"
-options = {{ UCI_LimitStrength = true, UCI_Elo = 650, EloTable = "{table}" }}
+options = {{ UCI_LimitStrength = true, EloTable = "{table}", UCI_Elo = 650 }}
 
 [[engines]]
 name = "L700"
