@@ -246,11 +246,12 @@ class StrengthLimiter:
             except EloTableError as error:
                 return [f"info string error: {error}"]
         self.options.set(name, parsed)
-        if name == "EloTable" and self.options["UCI_Elo"] < self.bottom:
+        bottom = self.bottom
+        if name == "EloTable" and self.options["UCI_Elo"] < bottom:
             lines.append(f"info string UCI_Elo {self.options['UCI_Elo']} is below the range "
-                         f"{self.bottom}..{FULL_STRENGTH_ELO} of EloTable {parsed}: UCI_Elo "
-                         f"is now {self.bottom}")
-            self.options.set("UCI_Elo", self.bottom)
+                         f"{bottom}..{FULL_STRENGTH_ELO} of EloTable {parsed}: UCI_Elo "
+                         f"is now {bottom}")
+            self.options.set("UCI_Elo", bottom)
         if name == "Seed":
             self.new_game()
             return lines

@@ -118,9 +118,10 @@ class _TimedProtocol:
         self._chunk_at = 0.0
         self.transcript = EngineTranscript()
         self.lines_seen = 0
-        self.error_strings: list[str] = []
-        """`info string error...` lines received: how an engine (ours among them) refuses an
-        option value it declared valid, such as a `UCI_Elo` outside its loaded table's range."""
+        self.error_strings: list[str] | None = None
+        """`info string error...` lines received while options are checked (None otherwise):
+        how an engine (ours among them) refuses an option value it declared valid, such as a
+        `UCI_Elo` outside its loaded table's range."""
         self.xboard_reply: asyncio.Future[str] | None = None
 
     def watch_for_xboard(self) -> asyncio.Future[str]:
@@ -161,7 +162,7 @@ class _TimedProtocol:
                 timing.lines.append(line)
         self.transcript.received(line)
         self.lines_seen += 1
-        if line.startswith("info string error"):
+        if self.error_strings is not None and line.startswith("info string error"):
             self.error_strings.append(line[len("info string "):])
         watch = self.xboard_reply
         if watch is not None and not watch.done() and XBOARD_REPLY.match(line):
@@ -428,7 +429,7 @@ class EngineProcess:
                 raise EngineError(f"engine {spec.name!r} has no option {option!r} "
                                   f"(its options: {known})")
         options = self._configurable_options(spec.options)
-        protocol.error_strings.clear()
+        protocol.error_strings = []
         try:
             await asyncio.wait_for(protocol.configure(options), timeout)
         except asyncio.TimeoutError:
@@ -444,20 +445,23 @@ class EngineProcess:
 
     async def _check_options_taken(self, options: dict[str, Any], timeout: float) -> None:
         """After the options, `isready`: a UCI engine answers it once every `setoption` is
-        done, so an `info string error` it printed for one of them (`error_strings`, emptied
-        before the options were sent) is in by then, and the game
-        does not start with a value the engine kept from before (an error naming the engine)."""
+        done, so an `info string error` it printed for one of them (`error_strings`, collected
+        from just before the options were sent) is in by then, and the game does not start
+        with a value the engine kept from before (an error naming the engine)."""
         protocol = self.protocol
-        if self.spec.protocol != "uci" or not options:
-            return
         try:
-            await asyncio.wait_for(protocol.ping(), timeout)
-        except asyncio.TimeoutError:
-            raise EngineError(f"engine {self.spec.name!r}: no answer to isready within "
-                              f"{timeout:g} s after its options") from None
-        if protocol.error_strings:
-            raise EngineError(f"engine {self.spec.name!r} refused its options: "
-                              f"{'; '.join(protocol.error_strings)}")
+            if self.spec.protocol != "uci" or not options:
+                return
+            try:
+                await asyncio.wait_for(protocol.ping(), timeout)
+            except asyncio.TimeoutError:
+                raise EngineError(f"engine {self.spec.name!r}: no answer to isready within "
+                                  f"{timeout:g} s after its options") from None
+            if protocol.error_strings:
+                raise EngineError(f"engine {self.spec.name!r} refused its options: "
+                                  f"{'; '.join(protocol.error_strings)}")
+        finally:
+            protocol.error_strings = None
 
     def _configurable_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """The options python-chess lets `configure` set. A UCI engine's `MultiPV` is kept by the
