@@ -322,9 +322,9 @@ class StrengthLimiter:
 
     def choose(self, ctx: SearchContext, result: SearchResult) -> SearchResult:
         """The result with the move to play: `choose_move` over the root lines the search placed
-        when limited (§1.4: the best exact, every other move a bound against the floor, which
-        decides its eligibility as its exact score would); the chosen line is reported as the
-        final `info` line, with its bound."""
+        when limited (§1.4: every move that reaches the floor exact, every other an upper bound
+        below it, which decides its eligibility as its exact score would); the chosen line is
+        reported as the final `info` line."""
         if not (self.limited and self.params.makes_errors and result.lines):
             return result
         if simple_won_ending(ctx.board):

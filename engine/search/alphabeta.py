@@ -414,13 +414,14 @@ class AlphaBetaSearch:
         an early stop, and the lines placed so far in `self.placed`.
 
         MadChess searches each with the full window. With `ctx.choice_margin` set, the choice
-        needs less: the best move's score, and for every other move whether it reaches the floor
-        (best − margin), since the move is drawn uniformly among those that do. So the first
-        move (the last iteration's best) is scored exactly and every other one is placed with
-        null windows (`place_root_move`): below the floor (an upper bound), at or above it but
-        not above the best (a lower bound, the floor), or above the best (searched again for its
-        exact score: the new best). A move known only to reach an older floor is tested again
-        at the last one. The cost is about that of one principal-variation line.
+        needs less: the best move's score, and the score of every move that reaches the floor
+        (best − margin), since the move is drawn uniformly among those. So the first move (the
+        last iteration's best) is scored exactly and every other one is tested with a null
+        window at the floor (`test_at_floor`): below it an upper bound, else its exact score from
+        a principal-variation search, which may make it the new best. A move scored against an
+        older floor keeps its exact score, and the choice leaves it out once the floor passes
+        it. The cost is about that of one principal-variation line and part of one more for each
+        move within the margin.
         """
         board = self.board
         key = position_key(board)
@@ -439,12 +440,6 @@ class AlphaBetaSearch:
                 self.best_move_changes += best > -INFINITE
                 best = line.score
                 self.root_best, self.root_score, self.root_pv = move, line.score, line.pv
-        if margin is not None and abs(best) < MATE_BOUND:
-            for index, line in enumerate(self.placed):
-                if line.bound == "lowerbound" and line.score < best - margin:
-                    board.push(line.move)
-                    self.placed[index] = self.test_at_floor(line.move, depth, best - margin)
-                    board.pop()
         self.keys.pop()
         code = encode_move(self.root_best.from_square, self.root_best.to_square,
                            self.root_best.promotion)
@@ -457,21 +452,22 @@ class AlphaBetaSearch:
         with no margin, no best yet or a mate score as best (kept exact, CPW "Score")."""
         if margin is None or best == -INFINITE or abs(best) >= MATE_BOUND:
             return self.exact_root_line(move, depth, -INFINITE)
-        line = self.test_at_floor(move, depth, best - margin)
-        if line.bound == "upperbound":
-            return line
-        if -self.search(depth - 1, -best - 1, -best, 1, False) <= best:
-            return line
-        above = self.exact_root_line(move, depth, best)
-        return above if above.score > best else line
+        return self.test_at_floor(move, depth, best - margin)
 
     def test_at_floor(self, move: chess.Move, depth: int, floor: int) -> RootLine:
         """The root move just made, tested with a null window at `floor`: an upper bound of its
-        score below the floor, else the floor as a lower bound."""
+        score below the floor; at or above it, searched again with the window (floor − 1, ∞),
+        as PVS searches a null-window fail high again before it believes it: exact when that
+        search reaches the floor too, else the upper bound it gives. A null-window search prunes
+        and reduces as a non-PV node does, so its pass alone would make moves far below the best
+        eligible."""
         score = -self.search(depth - 1, -floor, -floor + 1, 1, False)
         if score < floor:
             return RootLine(move, score, [move], "upperbound")
-        return RootLine(move, floor, [move], "lowerbound")
+        line = self.exact_root_line(move, depth, floor - 1)
+        if line.score < floor:
+            return RootLine(move, line.score, [move], "upperbound")
+        return line
 
     def exact_root_line(self, move: chess.Move, depth: int, alpha: int) -> RootLine:
         """The root move just made, searched with the window (alpha, ∞): exact above alpha."""
@@ -481,18 +477,12 @@ class AlphaBetaSearch:
 
     def stopped_lines(self) -> list[RootLine]:
         """The lines of an iteration stopped once its first move was scored, for the strength
-        limiter's choice (`ctx.choice_margin`): what a stopped PVS plays from. A move known only
-        to reach an older floor is not placed against the last one and is left out; every move
-        not reached is too. Empty without a choice: MultiPV analysis keeps the last complete
+        limiter's choice (`ctx.choice_margin`): what a stopped PVS plays from, the moves not
+        reached left out. Empty without a choice: MultiPV analysis keeps the last complete
         iteration's lines, every move in them."""
-        exact = [line.score for line in self.placed if line.bound is None]
-        margin = self.ctx.choice_margin
-        if not exact or margin is None:
+        if self.ctx.choice_margin is None or all(line.bound for line in self.placed):
             return []
-        floor = max(exact) - margin
-        placed = [line for line in self.placed
-                  if not (line.bound == "lowerbound" and line.score < floor)]
-        return sorted(placed, key=lambda line: -line.score)
+        return sorted(self.placed, key=lambda line: -line.score)
 
     def select_root(self, moves: list[chess.Move]) -> FullWidth:
         """Which root moves to search (all of them in the full-width mode)."""

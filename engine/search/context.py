@@ -68,7 +68,7 @@ class SearchContext:
 class RootLine:
     """One scored root move (one MultiPV line), score from the root side's view; `bound` as
     UCI says it when the score is only a bound: "upperbound" for a move proven below the choice
-    margin's floor, "lowerbound" (the floor) for one proven to reach it, None when exact."""
+    margin's floor, None when exact (every move that reaches the floor is)."""
 
     move: chess.Move
     score: int

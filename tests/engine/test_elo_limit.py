@@ -122,15 +122,17 @@ def test_the_calibrated_table_refuses_elos_below_its_first_row(raw):
 
 
 def test_a_calibration_level_below_the_shipped_table_plays_its_own_table(raw):
-    """The final calibration's round-1 level 650 plays its start table, whose rows start at 600:
-    the lab sends the table before the Elo, in the order of `level_options`, and the engine
-    takes the level (the shipped table alone would refuse it)."""
+    """A calibration level below the shipped table's first row plays the table it names, whose
+    rows start lower: final-v3's round-1 level 650 with its start table (rows from 600). The
+    lab sends the table before the Elo, in the order of `level_options`, and the engine takes
+    the level (the shipped table alone would refuse it)."""
     cal = load_calibration(REPO / "experiments" / "calibrate_final.toml")
-    options = cal.level_options(650, table=cal.table)
+    start = REPO / "results" / "calibration" / "final-v3" / "start_table.csv"
+    options = cal.level_options(650, table=start)
     sent = [f"setoption name {name} value {str(value).lower() if value is True else value}"
             for name, value in options.items()]
     said = strings(converse(raw, ["debug on", *sent]))
-    assert said[-1] == (f"UCI_Elo 650 plays EloTable {cal.table} (its range "
+    assert said[-1] == (f"UCI_Elo 650 plays EloTable {start} (its range "
                         f"600..{FULL_STRENGTH_ELO})")
 
 
@@ -328,8 +330,8 @@ def final_lines(lines: list[str]) -> dict[str, tuple[int, str | None]]:
 
 def test_low_elo_errs_in_real_play_but_never_beyond_its_budget():
     """Each move is drawn among those its search proved within the budget of the best: the best
-    scored exactly, every other move placed against the floor (best − budget) with the bound
-    UCI names, upper bounds below the floor and lower bounds at it."""
+    scored exactly, every other move tested against the floor (best − budget): an upper bound
+    below it, with the bound UCI names, or its exact score when it reaches the floor."""
     params = params_for_elo(600)
     epd = (REPO / "experiments" / "books" / "openings_8ply.epd").read_text().splitlines()
     process = raw_engine()
@@ -356,10 +358,10 @@ def test_low_elo_errs_in_real_play_but_never_beyond_its_budget():
             for placed, bound in scores.values():
                 bounds.add(bound)
                 assert bound != "upperbound" or placed < best - budget
-                assert bound != "lowerbound" or placed == best - budget
+                assert bound != "lowerbound"
             other += score < best
     finally:
         process.stdin.write("quit\n")
         process.stdin.flush()
         process.wait(timeout=10)
-    assert other >= 3 and {"upperbound", "lowerbound"} <= bounds
+    assert other >= 3 and {"upperbound", None} <= bounds
