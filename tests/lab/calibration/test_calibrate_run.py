@@ -824,15 +824,16 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
     """Without a table round 1 plays the formulas (`EloTable` empty) whatever table the engine
     loads by default, so a calibration reproduces from a clean clone; with one (the final
-    calibration's start table, beside its results) round 1 names it, and later rounds name
-    their corrected table."""
+    calibration starts from the table the engine ships) round 1 names it, and later rounds
+    name their corrected table."""
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.uses_table
     assert cal.level_options(1250) == {"TimeManager": "smooth", "Hash": 16,
                                        "UCI_LimitStrength": True, "UCI_Elo": 1250,
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
-    assert cal.table == (cal.out / "start_table.csv").resolve() and cal.table.is_file()
+    shipped = EXPERIMENTS.parent / "engine" / "strength" / "elo_table.csv"
+    assert cal.table == shipped and cal.table.is_file()
 
 
 def two_level_round():
@@ -918,11 +919,11 @@ def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
                                     rows, ["test"])
 
     levels, params, table = _round_setup(cal, 2, Previous())
-    assert levels == [650, 850, 1050, 1250, 1450, 1650] and table == Previous.corrected
+    assert levels == [700, 850, 1050, 1250, 1450, 1650] and table == Previous.corrected
     top = params[1650]
     assert [top[c] for c in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [1900000, 2, 20, 3]
-    assert rows[600]["NPS"] < params[650]["NPS"] < params[850]["NPS"] < rows[1000]["NPS"]
+    assert rows[600]["NPS"] < params[700]["NPS"] < params[850]["NPS"] < rows[1000]["NPS"]
     assert params[850]["MoveError"] == 37 + (850 - 600) * (19 - 37) // 400  # linear, floored
     kept = stage_root(cal, 2, table) / "parameters.csv"
     assert pd.read_csv(kept).set_index("Elo").loc[1650, "NPS"] == 1900000
