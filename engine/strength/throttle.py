@@ -9,7 +9,7 @@ reference recommends for a Python lab (§1.3, §6) is a node budget of NPS x the
 time: deterministic, hardware-independent, no waiting at all.
 
 Both run on our engine's scale: MadChess's NPS curve assumes an engine of millions of nodes per
-second, ours reaches about 15-20 thousand, so `rescaled_nps` maps the curve onto our speed
+second, ours reaches about 15-35 thousand, so `rescaled_nps` maps the curve onto our speed
 before either limit uses it, and `level_nodes` turns it into a node budget per move that does
 not depend on the machine or the clock (issue #18).
 
@@ -26,11 +26,14 @@ SLEEP_SLICE_S = 0.01
 #: MadChess 3.2 beta's NPS at its top level, 2600: trunc(200 x 10^4) + 500 (reference §0).
 MADCHESS_TOP_NPS = 2_000_500
 
-#: Our engine's full-strength speed here: CPython reaches about 15-20k nodes/s of CPU on one core
-#: of this machine class (`bench`: 18.2k CPU, 11.9k wall-clock nodes/s at load 4.7 on
-#: 2026-11-25; the smooth manager's starting estimate is 20k), PyPy more. Only the ratio between
-#: levels and full strength matters: the budgets are counted in nodes, not seconds.
-ENGINE_NPS = 16_000
+#: Our engine's full-strength speed on the scale of a level's budget: the nodes per second that
+#: make the top of MadChess's curve (`MADCHESS_TOP_NPS` over `REFERENCE_MOVE_S`) a move of full
+#: strength's in the calibration's games at 10+0.1, 9100 nodes. Full strength searched 8265
+#: nodes a move against the anchors (30.9k nodes/s, results/calibration/final-v3/full_strength)
+#: and 9563 against L1650 (35.1k, final-v3/round3/top), where the old 16k (a 5600-node top, from
+#: the engine's speed on 2026-11-25) held L1650 to 5489 and full strength scored 79.5 %. Only the
+#: ratio between levels and full strength matters: the budgets are counted in nodes, not seconds.
+ENGINE_NPS = 26_000
 
 #: Seconds of an average move at the calibration's time control, 10+0.1: the smooth manager
 #: plans 350-360 ms for an opening move with 10 s and 0.1 s increment (its `budget_ms`).

@@ -259,10 +259,10 @@ def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(
     params = strength.params
     assert ctx.choice_margin == strength.drawn[0] in (params.move_error, params.blunder_error)
     hints = StopperHints()
-    stats = SearchStats(nodes_since_movestart=350, depth=1)
+    stats = SearchStats(nodes_since_movestart=569, depth=1)
     assert ctx.stopper.should_stop(stats, hints) is None
     assert hints.remaining_nodes == 1
-    stats.nodes_since_movestart = 351  # 125,500 NPS rescaled to 1,003 x 0.35 s
+    stats.nodes_since_movestart = 570  # 125,500 NPS rescaled to 1,631 x 0.35 s
     assert ctx.stopper.should_stop(stats, hints) == "nodes"
     # The first iteration is never cut (every root move gets a score), nor told to hurry.
     hints.reset()
@@ -287,8 +287,8 @@ def test_nps_mode_throttles_at_the_rescaled_nps():
     strength = limiter(UCI_LimitStrength="true", UCI_Elo="1140", LimitMode="nps")
     ctx = context(GoParams(depth=4))
     strength.prepare(ctx, GoParams(depth=4), 10)
-    assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 1003
-    assert ctx.check_nodes == 10
+    assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 1631
+    assert ctx.check_nodes == 16
 
 
 def test_unlimited_search_is_left_alone():

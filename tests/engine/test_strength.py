@@ -309,7 +309,7 @@ def test_dump_matches_seed_then_lists_tempo_material(elo, expected):
         tail += [f"EvalEg{name}Material = {material[piece][1]}"]
     params = params_for_elo(elo)
     tail.append(f"Nodes = {params.nodes}, DepthCap = {params.depth_cap}, "
-                f"ThrottleNPS = {params.nps * 16_000 // 2_000_500}.")
+                f"ThrottleNPS = {params.nps * 26_000 // 2_000_500}.")
     assert lines[len(expected) :] == tail
 
 

@@ -52,8 +52,8 @@ def test_check_interval_is_one_slice_of_nodes():
 def test_rescale_gives_the_top_level_our_full_speed_and_keeps_the_curves_ratios():
     top = params_for_elo(2600).nps
     assert rescaled_nps(top) == ENGINE_NPS
-    assert rescaled_nps(params_for_elo(1600).nps) == 1003  # 125,500 x 16,000 / 2,000,500
-    assert rescaled_nps(500) == 3
+    assert rescaled_nps(params_for_elo(1600).nps) == 1631  # 125,500 x 26,000 / 2,000,500
+    assert rescaled_nps(500) == 6
     assert rescaled_nps(1) == 1
 
 
@@ -62,7 +62,7 @@ def test_level_node_budgets_grow_with_elo_and_reach_a_full_strength_move_at_the_
     assert budgets == sorted(budgets) and len(set(budgets)) > 12
     assert budgets[-1] == level_nodes(2_000_500) == int(ENGINE_NPS * REFERENCE_MOVE_S)
     # Unscaled, the budget at 1400 would be 18,095 nodes, more than full strength searches.
-    assert params_for_elo(1400).nodes == 144
+    assert params_for_elo(1400).nodes == 234
     assert level_nodes(1) == 1
 
 
