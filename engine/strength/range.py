@@ -11,9 +11,9 @@ its calibration placed a level at.
 Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
 range mapped linearly onto the formulas' range, so that each level keeps the share of full
 strength's search effort, knowledge and error its place in MadChess's range gives it. The
-formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1680; the formulas at
-1650 give 426 nodes a move against full strength's about 3500, and at 1250 they played about
-1000 (results/calibration/README.md), while `UCI_Elo 1680` plays unlimited.
+formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1720; the formulas at
+1650 give 693 nodes a move against full strength's about 9000, and at 1250 they played about
+1000 (results/calibration/README.md), while `UCI_Elo 1720` plays unlimited.
 
 Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread, 10+0.1.
 """
@@ -24,13 +24,17 @@ import math
 
 from engine.strength.params import ELO_MAX, ELO_MIN
 
-#: Full strength (no limit) on the declared scale: 1680 +- 54, measured by the final
-#: calibration's full-strength stage (results/calibration/final/full_strength: 180 games at
-#: 10+0.1 against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves measured at 1626,
-#: 1763 and 1925 on the scale; 58.3, 34.2 and 23.3 %); the second final calibration (final-v3)
-#: measured 1718 +- 53, within its criterion U of this value. The top of the range, where the
-#: limiter plays at full strength.
-FULL_STRENGTH_ELO = 1680
+#: Full strength (no limit) on the declared scale: 1718 +- 53, measured by the second final
+#: calibration's full-strength stage (results/calibration/final-v3/full_strength: 180 games at
+#: 10+0.1, 32.2k nodes/s, against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves
+#: measured at 1626, 1763 and 1925 on the scale), rounded to 10. The first (results/calibration/
+#: final/) measured 1680 +- 54 at 15.1k nodes/s, which was the top until final-v4's first round
+#: showed its top level playing full strength's 1718 before correction: corrected to 1650, it
+#: would leave a jump of about 70 Elo to full strength (about 60 % for full strength, the edge of
+#: criterion T's 40-60 %), so the top moved to the measurement and the levels to 1700
+#: (results/calibration/README.md, "The fourth run"). The top of the range, where the limiter
+#: plays at full strength.
+FULL_STRENGTH_ELO = 1720
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
 #: the lowest `UCI_Elo` the option declares. A table's range starts at its first row instead

@@ -82,8 +82,8 @@ def curve_end(cal: Calibration, result: FullStrength | None) -> float | None:
     """The Elo the correction's curve ends at, as full strength (None when it ends at no
     rating: another engine, no stage U, or a perfect score): the declared top when criterion U
     accepts the measurement, since the engine plays its top as full strength, else the measured
-    rating. With full strength at 1645 ± 55 against a declared 1680 (U passes, 1.2 SE), the
-    curve ends at 1680, so the 1650 target is in the table rather than above its end."""
+    rating. With full strength at 1685 ± 55 against a declared 1720 (U passes, 1.2 SE), the
+    curve ends at 1720, so the 1700 target is in the table rather than above its end."""
     if not ends_at_full_strength(result, cal):
         return None
     check = full_strength_line(cal, result)
@@ -91,8 +91,8 @@ def curve_end(cal: Calibration, result: FullStrength | None) -> float | None:
 
 
 def curve_end_text(cal: Calibration, result: FullStrength) -> str:
-    """Where the curve ends, for the report and the table's header: '1680, the declared top
-    (U accepts full strength's 1645 ± 55)' or '1500 ± 40, full strength's rating'."""
+    """Where the curve ends, for the report and the table's header: '1720, the declared top
+    (U accepts full strength's 1685 ± 55)' or '1500 ± 40, full strength's rating'."""
     end = curve_end(cal, result)
     if end is not None and end == result.declared and end != result.measured:
         return (f"{end:.0f}, the declared top (U accepts full strength's "

@@ -220,7 +220,7 @@ def test_a_row_at_the_top_effort_without_errors_searches_like_full_strength():
     from engine.strength.throttle import ENGINE_NPS, MADCHESS_TOP_NPS, REFERENCE_MOVE_S
 
     top = params_for_elo(ELO_MAX)
-    row = EloTable([TableRow(1680, MADCHESS_TOP_NPS, 0, 0, 0)]).params_for_elo(1680)
+    row = EloTable([TableRow(1720, MADCHESS_TOP_NPS, 0, 0, 0)]).params_for_elo(1720)
     assert not row.makes_errors and row.effort_elo == ELO_MAX
     assert row.nodes == math.trunc(ENGINE_NPS * REFERENCE_MOVE_S) == top.nodes
     assert (row.depth_cap, row.material, row.knowledge) == (top.depth_cap, top.material,

@@ -329,7 +329,7 @@ TINY_TEMPO = TINY.replace(
 @needs_stockfish
 def test_full_strength_is_rated_against_anchors_and_resumes(tmp_path):
     """Our engine without its limit plays the anchors near its declared top (of the tiny file's
-    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1680), 2 games each, one
+    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1720), 2 games each, one
     fit with the anchors fixed; criterion U judges the declared top against it; run again, the
     stage resumes and replays nothing."""
     from lab.calibration.config import TEMPO_ELO_RANGE
@@ -392,7 +392,7 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..1680"):
+    with pytest.raises(CalibrationError, match="600..1720"):
         load_calibration(write(tmp_path, text))
 
 
@@ -774,7 +774,7 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv", "full_strength"]
     with open_store(out / "full_strength") as store:
         games = store.games()
-    # 2 games per anchor near 1680 (sk3, and sk0 too if the round robin rated it near sk3)
+    # 2 games per anchor near 1720 (sk3, and sk0 too if the round robin rated it near sk3)
     opponents = set(games["white"]) | set(games["black"])
     assert "full" in opponents and len(games) == 2 * (len(opponents) - 1)
     assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
@@ -860,44 +860,44 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
     rounds = two_level_round()
     alone = correct_round(cal, rounds)
     assert min(alone.rows) == 1000 and max(alone.rows) == 1550
-    assert alone.above == [1600, 1650]
-    full = FullStrength(1680.0, 1680.0, 54.0, "", 180, 38.6, ("sf-elo1700",))
+    assert alone.above == [1600, 1650, 1700]
+    full = FullStrength(1720.0, 1720.0, 54.0, "", 180, 38.6, ("sf-elo1700",))
     topped = correct_round(cal, rounds, full)
-    assert max(topped.rows) == 1650 and not topped.above
+    assert max(topped.rows) == 1700 and not topped.above
     assert topped.rows[1550] == pytest.approx(alone.rows[1550])  # measured points stay exact
     row = topped.rows[1650]
     assert 0 < row["MoveError"] < 5 and 0 < row["BlunderPer128"] < 6
     assert 1785733 < row["NPS"] < FULL_STRENGTH_NPS and row["mobility"] == pytest.approx(1.0)
-    bounded = FullStrength(1680.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
-    assert correct_round(cal, rounds, bounded).above == [1600, 1650]  # no rating: no point
+    bounded = FullStrength(1720.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
+    assert correct_round(cal, rounds, bounded).above == [1600, 1650, 1700]  # no rating: no point
 
 
 def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_strength():
-    """Full strength at 1645 ± 55 against a declared 1680: U accepts it (35 Elo, 1.2 SE), so
-    the engine plays its top as full strength and the curve ends at 1680, which puts the 1650
-    target in the table (ending at 1645 left it above the curve, and L1650 out of round 2). A
-    measurement U rejects is the curve's end as before."""
+    """Full strength at 1685 ± 55 against a declared 1720: U accepts it (35 Elo, 1.2 SE), so
+    the engine plays its top as full strength and the curve ends at 1720, which puts the 1700
+    target in the table (ending at 1685 would leave it above the curve, and L1700 out of round
+    2). A measurement U rejects is the curve's end as before."""
     from lab.calibration.full_strength import curve_end, curve_end_text, full_strength_line
     from lab.calibration.outcome import FullStrength
     from lab.calibration.run import correct_round
 
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
-    assert cal.declared_top == 1680 and cal.thresholds.agreement_se == 2.0
+    assert cal.declared_top == 1720 and cal.thresholds.agreement_se == 2.0
     rounds = two_level_round()
-    near = FullStrength(1680.0, 1645.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
-    assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1680.0
+    near = FullStrength(1720.0, 1685.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
+    assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1720.0
     topped = correct_round(cal, rounds, near)
-    assert max(topped.rows) == 1650 and not topped.above
-    assert 0 < topped.rows[1650]["MoveError"] < 5
-    assert curve_end_text(cal, near) == ("1680, the declared top (U accepts full strength's "
-                                         "1645 ± 55)")
-    far = FullStrength(1680.0, 1600.0, 20.0, "", 900, 40.0, ("sf-elo1700",))  # 80 Elo, 7.8 SE
-    assert not full_strength_line(cal, far)[1] and curve_end(cal, far) == 1600.0
+    assert max(topped.rows) == 1700 and not topped.above
+    assert 0 < topped.rows[1700]["MoveError"] < 5
+    assert curve_end_text(cal, near) == ("1720, the declared top (U accepts full strength's "
+                                         "1685 ± 55)")
+    far = FullStrength(1720.0, 1640.0, 20.0, "", 900, 40.0, ("sf-elo1700",))  # 80 Elo, 7.8 SE
+    assert not full_strength_line(cal, far)[1] and curve_end(cal, far) == 1640.0
     ended = correct_round(cal, rounds, far)
-    assert max(ended.rows) == 1600 and ended.above == [1650]
-    assert curve_end_text(cal, far) == "1600 ± 20, full strength's rating"
-    assert curve_end(cal, FullStrength(1680.0, 1500.0, 40.0, "", 180, 30.0, ())) == 1500.0
-    bounded = FullStrength(1680.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
+    assert max(ended.rows) == 1600 and ended.above == [1650, 1700]
+    assert curve_end_text(cal, far) == "1640 ± 20, full strength's rating"
+    assert curve_end(cal, FullStrength(1720.0, 1500.0, 40.0, "", 180, 30.0, ())) == 1500.0
+    bounded = FullStrength(1720.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
     assert curve_end(cal, bounded) is None and curve_end(cal, None) is None
 
 
