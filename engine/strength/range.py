@@ -29,11 +29,11 @@ from engine.strength.params import ELO_MAX, ELO_MIN
 #: 10+0.1, 32.2k nodes/s, against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves
 #: measured at 1626, 1763 and 1925 on the scale), rounded to 10. The first (results/calibration/
 #: final/) measured 1680 +- 54 at 15.1k nodes/s, which was the top until final-v4's first round
-#: showed its top level playing full strength's 1718 before correction: corrected to 1650, it
-#: would leave a jump of about 70 Elo to full strength (about 60 % for full strength, the edge of
-#: criterion T's 40-60 %), so the top moved to the measurement and the levels to 1700
-#: (results/calibration/README.md, "The fourth run"). The top of the range, where the limiter
-#: plays at full strength.
+#: measured its top level, the shipped 1650 row, at 1698 +- 50, about full strength: corrected
+#: to 1650, it would leave a jump of about 70 Elo to full strength (about 60 % for full
+#: strength, the edge of criterion T's 40-60 %), so the top moved to the measurement and the
+#: levels to 1700 (results/calibration/README.md, "The fourth run"). The top of the range,
+#: where the limiter plays at full strength.
 FULL_STRENGTH_ELO = 1720
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
