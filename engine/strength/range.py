@@ -38,9 +38,9 @@ FULL_STRENGTH_ELO = 1720
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
 #: the lowest `UCI_Elo` the option declares. A table's range starts at its first row instead
-#: (`range_bottom`): the shipped table's at 700, the weakest Elo its calibration placed a row at
-#: (results/calibration/README.md, "The end of final-v3"), so while it is loaded 600..699 are
-#: refused rather than played as its 700 row.
+#: (`range_bottom`): the shipped table's at 750, the weakest Elo its calibration placed a row at
+#: (results/calibration/README.md, "The table the engine loads now"), so while it is loaded
+#: 600..749 are refused rather than played as its 750 row.
 LADDER_MIN_ELO = 600
 
 #: `UCI_Elo`'s default, inside the range (the value a GUI shows before the user picks one).

@@ -74,7 +74,7 @@ def test_by_default_uci_elo_plays_the_calibrated_table_shipped_with_the_engine(r
     assert "option name EloTable type string default <calibrated>" in said
     converse(raw, ["debug on", "setoption name UCI_LimitStrength value true"])
     dump = strings(converse(raw, ["setoption name UCI_Elo value 750"]))
-    assert dump[1].startswith("NPS = 9867, MoveError = 29,")  # its row at 750
+    assert dump[1].startswith("NPS = 6432, MoveError = 30,")  # its row at 750
     assert not any("formulas" in line for line in dump)
     dump = strings(converse(raw, ["setoption name EloTable value <empty>"]))
     assert dump[-1].startswith("UCI_Elo 750 plays the formulas' ELO 868 ")
@@ -108,17 +108,17 @@ def test_out_of_range_elo_is_refused_and_the_engine_plays_on(raw, value):
 
 
 def test_the_calibrated_table_refuses_elos_below_its_first_row(raw):
-    """The table the engine loads by default starts at 700: UCI_Elo 650 would play its 700 row,
-    so it is refused naming the table's range; 700 plays that row."""
+    """The table the engine loads by default starts at 750: UCI_Elo 650 would play its 750 row,
+    so it is refused naming the table's range; 750 plays that row."""
     said = strings(converse(raw, ["debug on", "setoption name UCI_LimitStrength value true",
                                   "setoption name UCI_Elo value 650"]))
-    assert said[-1] == (f"error: UCI_Elo 650 is outside the range 700..{FULL_STRENGTH_ELO} of "
+    assert said[-1] == (f"error: UCI_Elo 650 is outside the range 750..{FULL_STRENGTH_ELO} of "
                         "EloTable <calibrated> (Stockfish 15.1 UCI_Elo scale at 10+0.1; the top "
                         "is full strength; another EloTable, set first, has its own bottom); "
                         "UCI_Elo stays 1200")
-    said = strings(converse(raw, ["setoption name UCI_Elo value 700"]))
-    assert said[-1] == (f"UCI_Elo 700 plays EloTable <calibrated> (its range "
-                        f"700..{FULL_STRENGTH_ELO})")
+    said = strings(converse(raw, ["setoption name UCI_Elo value 750"]))
+    assert said[-1] == (f"UCI_Elo 750 plays EloTable <calibrated> (its range "
+                        f"750..{FULL_STRENGTH_ELO})")
 
 
 def test_a_calibration_level_below_the_shipped_table_plays_its_own_table(raw):

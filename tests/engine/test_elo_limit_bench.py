@@ -61,11 +61,11 @@ def formulas() -> LimitProbe:
 
 
 def test_the_probe_reads_the_loaded_tables_range():
-    """With the table the engine loads by default, the range starts at its first row (700), not
+    """With the table the engine loads by default, the range starts at its first row (750), not
     at the 600 the option declares for the formulas, so `--levels` below it are refused."""
     with LimitProbe() as probe:
-        assert probe.elo_range == (700, FULL_STRENGTH_ELO)
-    with pytest.raises(ValueError, match=r"distinct Elos in 700\.\.1719 needed"):
+        assert probe.elo_range == (750, FULL_STRENGTH_ELO)
+    with pytest.raises(ValueError, match=r"distinct Elos in 750\.\.1719 needed"):
         parse_levels("650,900", probe.elo_range)
 
 

@@ -108,10 +108,10 @@ def test_the_range_ends_are_accepted():
 
 
 def test_a_table_refuses_elos_below_its_first_row_naming_its_range():
-    """The shipped table starts at 700: 600..699 would play its 700 row, stronger than asked, so
+    """The shipped table starts at 750: 600..749 would play its 750 row, stronger than asked, so
     they are refused while it is loaded; the formulas (EloTable empty) still reach 600."""
     bottom = load_elo_table(CALIBRATED).rows[0].elo
-    assert bottom == 700
+    assert bottom == 750
     strength = limiter(UCI_LimitStrength="true", EloTable=CALIBRATED, UCI_Elo="900")
     assert strength.bottom == bottom
     lines = strength.set_option("UCI_Elo", str(bottom - 1))
@@ -135,10 +135,10 @@ def test_a_table_from_600_accepts_600(tmp_path):
 def test_loading_a_table_that_starts_above_uci_elo_moves_it_to_the_first_row():
     strength = limiter(UCI_LimitStrength="true", UCI_Elo="650")
     lines = strength.set_option("EloTable", CALIBRATED)
-    assert lines == [f"info string UCI_Elo 650 is below the range 700..{FULL_STRENGTH_ELO} of "
-                     f"EloTable {CALIBRATED}: UCI_Elo is now 700"]
-    assert strength.options["UCI_Elo"] == 700
-    assert strength.params == load_elo_table(CALIBRATED).params_for_elo(700)
+    assert lines == [f"info string UCI_Elo 650 is below the range 750..{FULL_STRENGTH_ELO} of "
+                     f"EloTable {CALIBRATED}: UCI_Elo is now 750"]
+    assert strength.options["UCI_Elo"] == 750
+    assert strength.params == load_elo_table(CALIBRATED).params_for_elo(750)
 
 
 def test_the_declared_range_maps_linearly_onto_the_formulas_range():

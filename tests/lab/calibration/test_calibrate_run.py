@@ -824,16 +824,19 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
     """Without a table round 1 plays the formulas (`EloTable` empty) whatever table the engine
     loads by default, so a calibration reproduces from a clean clone; with one (the final
-    calibration starts from the table the engine ships) round 1 names it, and later rounds
-    name their corrected table."""
+    calibration started from the table final-v3 shipped, kept under its shipped file name, which
+    round 1's stores hold with its SHA-256) round 1 names it, and later rounds name their
+    corrected table."""
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.uses_table
     assert cal.level_options(1250) == {"TimeManager": "smooth", "Hash": 16,
                                        "UCI_LimitStrength": True, "UCI_Elo": 1250,
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
-    shipped = EXPERIMENTS.parent / "engine" / "strength" / "elo_table.csv"
-    assert cal.table == shipped and cal.table.is_file()
+    calibrations = EXPERIMENTS.parent / "results" / "calibration"
+    assert cal.table == calibrations / "final-v4" / "start" / "elo_table.csv"
+    final_v3 = calibrations / "final-v3" / "round2" / "corrected_elo_table.csv"
+    assert cal.table.read_bytes() == final_v3.read_bytes()
 
 
 def two_level_round():
