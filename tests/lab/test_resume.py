@@ -261,9 +261,9 @@ builtin = "tempo"
 options = {{ UCI_LimitStrength = true, EloTable = "{table}", UCI_Elo = 650 }}
 
 [[engines]]
-name = "L700"
+name = "L750"
 builtin = "tempo"
-options = {{ UCI_LimitStrength = true, UCI_Elo = 700, EloTable = "{table}" }}
+options = {{ UCI_LimitStrength = true, UCI_Elo = 750, EloTable = "{table}" }}
 """
 
 
