@@ -72,12 +72,18 @@ def finish_times(out: Path) -> pd.Series:
     return pd.concat(frames, ignore_index=True) if frames else pd.Series(dtype=object)
 
 
+def games_left(cal: Calibration, progress: ReportOnly) -> tuple[int, int, int]:
+    """(games the file plans in all, of them in stages not reached yet, games left to play):
+    none left means every planned game is played, and the calibration ends when run."""
+    unreached = unreached_games(cal, [stage for stage, _, _ in progress.stages])
+    total = progress.planned + unreached
+    return total, unreached, max(0, total - progress.held)
+
+
 def remaining_line(cal: Calibration, progress: ReportOnly) -> str:
     """The interim report's line on what is left: games planned in all, played, and the time
     the rest takes at the calibration's running pace."""
-    unreached = unreached_games(cal, [stage for stage, _, _ in progress.stages])
-    total = progress.planned + unreached
-    left = max(0, total - progress.held)
+    total, unreached, left = games_left(cal, progress)
     line = (f"In all the file plans about {total} games ({unreached} in stages not "
             f"reached yet, counted from the file); {left} remain.")
     pace = running_pace(finish_times(cal.out))

@@ -969,7 +969,9 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
                                   pd.read_csv(folder / "levels.csv"))
     report = (interim / "report.md").read_text()
     assert "18 of the 18 games planned" in report and "| r1-p2-L1800 | 6 | 6 |" in report
-    assert "the calibration has not ended, so no table is written" in report
+    assert "Interim report** of a calibration whose every planned game is played" in report
+    assert "every game the file plans is played, but `--report` writes no table" in report
+    assert "has not ended" not in report
     assert ("In all the file plans about 18 games (0 in stages not reached yet, counted from the "
             "file); 0 remain.\n") in report
 
@@ -982,6 +984,8 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
                      r"remain\. At the calibration's pace so far \(\d+\.\d games a minute over 12 "
                      r"games, pauses over 5 min left out\) that is about \d+ min\.",
                      report)  # 6 games at several a minute
+    assert "Interim report** of a calibration that has not ended" in report
+    assert "the calibration has not ended, so no table is written" in report
     assert list(pd.read_csv(interim / "levels.csv")["games"]) == [6, 6]
 
     changed = write(tmp_path, TINY.replace('"Skill Level" = 3, Threads = 1, Hash = 16',
