@@ -20,6 +20,7 @@ import pandas as pd
 
 from lab.calibration.anchor_round_robin import anchor_lines
 from lab.calibration.config import Calibration, ReportOnly
+from lab.calibration.correct import Correction
 from lab.calibration.criteria import head_to_head
 from lab.calibration.full_strength import curve_end_text, full_strength_lines
 from lab.calibration.opponents import (
@@ -140,6 +141,25 @@ def speed_lines(speeds: list[AnchorSpeed]) -> list[str]:
     return ["", SPEED_INTRO, "", *markdown_table(*speed_rows(speeds)), "", changed_text(speeds)]
 
 
+def correction_notes(correction: Correction) -> list[str]:
+    """What the report says of a correction's fit: whether the isotonic step changed the points
+    (every round's measurements merged by setting and ordered by search effort, with full
+    strength's, so a round's own levels can be increasing while the pooled points are not) and
+    which targets fell outside the curve."""
+    notes = []
+    if correction.adjusted:
+        notes.append("The points the correction fits (every round's measurements, merged by "
+                     "setting and ordered by search effort, and full strength's) were not "
+                     "monotone; isotonic regression smoothed them before interpolating.")
+    if correction.below:
+        notes.append(f"Extrapolated, left out: {', '.join(map(str, correction.below))} "
+                     "(weaker than the weakest level plays).")
+    if correction.above:
+        notes.append(f"Extrapolated, left out: {', '.join(map(str, correction.above))} "
+                     "(stronger than the curve's strongest point plays).")
+    return notes
+
+
 def ended(cal: Calibration, progress: ReportOnly) -> bool:
     """Whether an interim report finds every game the file plans played."""
     return games_left(cal, progress)[2] == 0
@@ -221,15 +241,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
                              f"{curve_end_text(cal, full)} (stage U), as a row with the top search "
                              "effort and no move error or blunder: the targets between the "
                              "strongest level and the top lie on the way to it.")
-            if correction.adjusted:
-                lines.append("Measured levels were not monotone; isotonic regression smoothed "
-                             "them before interpolating.")
-            if correction.below:
-                lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.below))} "
-                             "(weaker than the weakest level plays).")
-            if correction.above:
-                lines.append(f"Extrapolated, left out: {', '.join(map(str, correction.above))} "
-                             "(stronger than the curve's strongest point plays).")
+            lines += correction_notes(correction)
             outside = extrapolated_targets(cal, correction)
             if outside:
                 lines.append(f"**Extrapolated rows** {', '.join(map(str, outside))}: outside the "

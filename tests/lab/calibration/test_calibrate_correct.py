@@ -94,6 +94,24 @@ def test_non_monotone_measurements_are_made_monotone_first():
     assert all(np.diff(nps) >= 0)
 
 
+def test_the_report_says_when_the_pooled_points_were_smoothed_and_what_fell_outside():
+    """final-v4's round 3 measured its own six levels strictly increasing, yet the points pooled
+    over its three rounds were not (round 2's 1577k-node setting measured 1725, above round 1's
+    1996k at 1720): the report names the pooled points, not the round's levels."""
+    from lab.calibration.report import correction_notes
+
+    params = {"NPS": [952678.0, 1490084.0, 1577196.0, 1995536.0], "MoveError": [7.0, 4.0, 3.0, 1.0]}
+    smoothed = correct_table([1627.1, 1714.8, 1724.7, 1719.8], params, [1600, 1650, 1700, 1750])
+    notes = correction_notes(smoothed)
+    assert notes[0].startswith("The points the correction fits (every round's measurements, "
+                               "merged by setting and ordered by search effort")
+    assert notes[1:] == ["Extrapolated, left out: 1600 (weaker than the weakest level plays).",
+                         "Extrapolated, left out: 1750 (stronger than the curve's strongest "
+                         "point plays)."]
+    increasing = correct_table([1627.1, 1714.8, 1719.8, 1724.7], params, [1650, 1700])
+    assert not increasing.adjusted and correction_notes(increasing) == []
+
+
 def test_weights_let_precise_levels_move_less():
     mono = monotone_measurements([1000, 1200, 1150, 1400], weights=[1, 100, 1, 1])
     assert mono[1] == mono[2] == pytest.approx((100 * 1200 + 1150) / 101)
