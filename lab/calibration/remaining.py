@@ -80,6 +80,11 @@ def games_left(cal: Calibration, progress: ReportOnly) -> tuple[int, int, int]:
     return total, unreached, max(0, total - progress.held)
 
 
+def all_played(cal: Calibration, progress: ReportOnly) -> bool:
+    """Whether an interim report finds every game the file plans played."""
+    return games_left(cal, progress)[2] == 0
+
+
 def remaining_line(cal: Calibration, progress: ReportOnly) -> str:
     """The interim report's line on what is left: games planned in all, played, and the time
     the rest takes at the calibration's running pace."""

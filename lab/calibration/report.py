@@ -38,7 +38,7 @@ from lab.calibration.outcome import (
     extrapolated_targets,
 )
 from lab.calibration.plot import plot_calibration
-from lab.calibration.remaining import games_left, remaining_line
+from lab.calibration.remaining import all_played, remaining_line
 from lab.calibration.speeds import SPEED_INTRO, AnchorSpeed, changed_text, speed_rows
 from lab.calibration.tables import param_columns
 from lab.machine import machine
@@ -160,15 +160,11 @@ def correction_notes(correction: Correction) -> list[str]:
     return notes
 
 
-def ended(cal: Calibration, progress: ReportOnly) -> bool:
-    """Whether an interim report finds every game the file plans played."""
-    return games_left(cal, progress)[2] == 0
-
-
 def _interim_lines(cal: Calibration, progress: ReportOnly) -> list[str]:
     """What an interim report (`tempo calibrate --report`) was written from: each stage reached
     so far, with the games it holds and plans, and what is left (`remaining_line`)."""
-    state = "whose every planned game is played" if ended(cal, progress) else "that has not ended"
+    state = ("whose every planned game is played" if all_played(cal, progress)
+             else "that has not ended")
     lines = [f"**Interim report** of a calibration {state}, written by `tempo "
              f"calibrate --report`, which plays no game: {progress.held} of the "
              f"{progress.planned} games planned "
@@ -249,7 +245,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         lines.append("")
     lines.append("## Result")
     lines.append("")
-    if cal.report_only is not None and ended(cal, cal.report_only):
+    if cal.report_only is not None and all_played(cal, cal.report_only):
         lines.append("Interim: every game the file plans is played, but `--report` writes no "
                      "table. The same command without `--report` plays no more and writes the "
                      "report, the table and the page.")
