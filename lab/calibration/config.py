@@ -67,7 +67,9 @@
 
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
-    [criteria]                         # lab.calibration.criteria.Thresholds fields
+    [criteria]                         # lab.calibration.criteria.Thresholds fields, and
+    head_to_head = "anchors"           # E's scale: the anchors' ("anchors") or one fitted to
+                                       # the ladder's pairs ("fitted"; criteria.transitivity_line)
 
 Our engine (`builtin = "tempo"`) is calibrated through its Elo table: each level plays with
 `UCI_LimitStrength`, `UCI_Elo` = level and `EloTable` (empty in round 1 without `table`: the
@@ -97,6 +99,8 @@ from lab.toml_table import TomlTable, read_toml
 #: FULL_STRENGTH_ELO; lab does not import engine, a test keeps the two equal): its levels and
 #: the corrected table's rows must lie in it, since the engine refuses any other UCI_Elo.
 TEMPO_ELO_RANGE = (600, 1720)
+#: The scales criterion E may judge head-to-head scores at (`[criteria] head_to_head`).
+HEAD_TO_HEAD = ("anchors", "fitted")
 
 
 class CalibrationError(ValueError):
@@ -171,6 +175,7 @@ class Calibration:
     spread_min_score: float = 0.85
     top_games: int = 0
     top_window: tuple[float, float] = (0.40, 0.60)
+    head_to_head: str = "anchors"
     full_games: int = 0
     full_estimate: float = math.nan
     out: Path = Path("results")
@@ -352,7 +357,11 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     cal.openings = top.get("openings", dict, {})
     cal.adjudication = top.get("adjudication", dict, {})
     known = sorted(f.name for f in dataclasses.fields(Thresholds))
-    criteria = top.table("criteria", known)
+    criteria = top.table("criteria", [*known, "head_to_head"])
+    cal.head_to_head = criteria.get("head_to_head", str, cal.head_to_head)
+    if cal.head_to_head not in HEAD_TO_HEAD:
+        raise criteria.error(f"'head_to_head' must be one of {', '.join(HEAD_TO_HEAD)}, got "
+                             f"{cal.head_to_head!r}")
     given = {key: criteria.get(key, float) for key in known if key in criteria.data}
     criteria.done()
     cal.thresholds = Thresholds(**{k: float(v) for k, v in given.items()})

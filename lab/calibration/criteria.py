@@ -7,13 +7,15 @@ within 50–150 % of the nominal gap. (G) levels measured outside the anchors' r
 extrapolations: they are listed but left out of (A)–(D). Issue #18 adds: (R) a level counts only
 when two independent measurements of it agree within 2 standard errors (`replication_line`);
 (E) transitivity, adjacent levels' head-to-head score against what their anchor ratings predict
-(`transitivity_line`); (F) robustness, a level measured again at half and double the time
-control, with another `Seed` and under another machine load agrees with its measurement
-(`robustness_line`). E and F are families of checks: each check's threshold is raised
-(`family_se`) so that a calibration with nothing wrong fails the family as seldom as it fails one
-check at 2 SE, 4.6 % of the time, instead of 1 − 0.954^m (31 % for F's 8 checks). (S) levels
-400 Elo apart are separated: the stronger scores >= 85 % head to head (`spread_line`); (T) full
-strength against the top level scores 40-60 % (`top_line`).
+(`transitivity_line`), at the anchors' own scale or at one head-to-head scale fitted to the pairs
+(`head_to_head_scale`: levels of one engine may play each other further apart than the anchors
+place them, and a ladder whose pairs all do so is still transitive); (F) robustness, a level
+measured again at half and double the time control, with another `Seed` and under another machine
+load agrees with its measurement (`robustness_line`). E and F are families of checks: each
+check's threshold is raised (`family_se`) so that a calibration with nothing wrong fails the
+family as seldom as it fails one check at 2 SE, 4.6 % of the time, instead of 1 − 0.954^m (31 %
+for F's 8 checks). (S) levels 400 Elo apart are separated: the stronger scores >= 85 % head to
+head (`spread_line`); (T) full strength against the top level scores 40-60 % (`top_line`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
+from scipy.optimize import brentq
 
 
 @dataclass(frozen=True)
@@ -228,22 +231,80 @@ def score_se(score: float, games: int) -> float:
     return math.sqrt(max(score * (1.0 - score), 0.25 / games) / games) if games else math.inf
 
 
+#: Fewest adjacent pairs a head-to-head scale is fitted to: with two, one scale fits both
+#: nearly exactly and the pairs test little but each other.
+MIN_SCALED_PAIRS = 3
+
+
+def head_to_head_scale(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]]
+                       ) -> tuple[float, float]:
+    """The factor s by which head-to-head Elo differences exceed the anchors' (the stronger
+    scores 1/(1 + 10^(−sΔ/400)) against the weaker), fitted by maximum likelihood to the pairs
+    (name, weaker's and stronger's ratings, the stronger's score fraction, games; a score counts
+    as that fraction of wins, the binomial model `score_se` uses), and its standard error from
+    the Fisher information Σ n (ln10 Δ / 400)² p(1 − p). Worked example: one pair 200 apart
+    scoring 90.9 % (what 400 apart predicts) gives s = 2."""
+    usable = [(strong.elo - weak.elo, score, games) for _, weak, strong, score, games in pairs
+              if games and math.isfinite(strong.elo - weak.elo) and strong.elo != weak.elo]
+    if not usable:
+        return math.nan, math.nan
+    c = math.log(10) / 400.0
+
+    def expected(s: float, diff: float) -> float:
+        return 1.0 / (1.0 + math.exp(-c * s * diff))
+
+    def slope(s: float) -> float:  # d(log-likelihood)/ds, decreasing in s
+        return sum(games * c * diff * (score - expected(s, diff)) for diff, score, games in usable)
+
+    low, high = -1.0, 1.0
+    while slope(high) > 0 and high < 1e3:
+        high *= 2.0
+    while slope(low) < 0 and low > -1e3:
+        low *= 2.0
+    if slope(high) > 0 or slope(low) < 0:
+        return math.copysign(math.inf, slope(high)), math.nan
+    scale = float(brentq(slope, low, high))
+    info = sum(games * (c * diff) ** 2 * expected(scale, diff) * (1.0 - expected(scale, diff))
+               for diff, _, games in usable)
+    if not info > 0 or abs(scale) >= 1e3:  # every game won (or lost): no finite scale fits
+        return math.copysign(math.inf, scale), math.nan
+    return scale, 1.0 / math.sqrt(info)
+
+
 def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]],
-                      k: float = 2.0) -> tuple[str, bool, str]:
+                      k: float = 2.0, fitted: bool = False) -> tuple[str, bool, str]:
     """(E): for each adjacent pair (name, weaker's and stronger's ratings from anchor games only,
     the stronger's score fraction against the weaker, games), the observed score lies within
-    `family_se(k, pairs)` standard errors of the logistic prediction 1/(1 + 10^(−Δ/400)), the
+    `family_se(k, pairs)` standard errors of the logistic prediction 1/(1 + 10^(−sΔ/400)), the
     rating errors included (propagated through the logistic's slope). The score's error is the
     binomial one at the predicted score, the hypothesis tested (a score test): at the observed
-    one, a 39-1 score would claim a 2.5-point error where 74 % is predicted, against 6.9."""
+    one, a 39-1 score would claim a 2.5-point error where 74 % is predicted, against 6.9.
+
+    s is 1 (the anchors' scale) unless `fitted`: then s is `head_to_head_scale` of the pairs,
+    which must be positive by `k` standard errors (the stronger levels win head to head), and
+    each pair is judged against the others through it; at least `MIN_SCALED_PAIRS` pairs."""
     if not pairs:
         return "E transitivity", False, "no adjacent levels played each other"
     k_one, k = k, family_se(k, len(pairs))
+    scale, scale_se, preface = 1.0, 0.0, ""
+    if fitted:
+        if len(pairs) < MIN_SCALED_PAIRS:
+            return ("E transitivity", False, f"{len(pairs)} adjacent pairs played: a fitted "
+                    f"head-to-head scale needs {MIN_SCALED_PAIRS}")
+        scale, scale_se = head_to_head_scale(pairs)
+        if not (math.isfinite(scale) and math.isfinite(scale_se)):
+            return ("E transitivity", False, "no finite head-to-head scale fits the pairs "
+                    "(every stronger level won every game)")
+        preface = (f"head to head {scale:.2f} ± {Z95 * scale_se:.2f} (95 %) times the anchors' "
+                   "gaps; ")
     failing, passing = [], []
+    if fitted and scale <= k_one * scale_se:
+        failing.append(f"scale {scale:.2f} not above 0 by {k_one:g} SE: the stronger levels do "
+                       "not win head to head")
     for name, weak, strong, score, games in pairs:
         diff = strong.elo - weak.elo
-        predicted = 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
-        slope = math.log(10) / 400.0 * predicted * (1.0 - predicted)
+        predicted = 1.0 / (1.0 + 10.0 ** (-scale * diff / 400.0))
+        slope = scale * math.log(10) / 400.0 * predicted * (1.0 - predicted)
         rating_se = slope * math.hypot(weak.se, strong.se) if math.isfinite(diff) else math.inf
         se = math.hypot(score_se(predicted, games), rating_se)
         ok = math.isfinite(predicted) and abs(score - predicted) <= k * se
@@ -251,8 +312,9 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
             f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
             f"({(score - predicted) / se:+.1f} SE, {games} games)")
     return ("E transitivity", not failing,
-            f"adjacent levels' scores within {_family_text(k_one, k, len(pairs), 'pairs')} of "
-            "their ratings' prediction; " + _listing(failing, passing))
+            preface + f"adjacent levels' scores within "
+            f"{_family_text(k_one, k, len(pairs), 'pairs')} of their ratings' prediction"
+            + (" at that scale" if fitted else "") + "; " + _listing(failing, passing))
 
 
 def robustness_line(checks: Sequence[tuple[str, float, Measurement, Measurement]],

@@ -268,6 +268,38 @@ def test_replication_transitivity_and_robustness_lines():
     assert robustness_line(checks[:1])[1] and not robustness_line([])[1]
 
 
+def test_transitivity_at_a_fitted_head_to_head_scale():
+    """E with `fitted`: one scale s, fitted to every pair, replaces the anchors' 1; a ladder
+    whose pairs all play further apart passes, one pair out of line with the others fails."""
+    from lab.calibration.criteria import Measurement, head_to_head_scale, transitivity_line
+
+    m = Measurement
+    # 200 apart scoring 90.9 %, what 400 apart predicts: s = 2; Fisher information over 100
+    # games 100 (ln10 x 200 / 400)^2 x 0.909 x 0.091 = 10.96, SE 0.302
+    scale, se = head_to_head_scale([("L1200-L1000", m(1000, 0), m(1200, 0), 0.909, 100)])
+    assert scale == pytest.approx(2.0, abs=0.01) and se == pytest.approx(0.302, abs=0.002)
+    spread = [(f"L{lo + 200}-L{lo}", m(lo, 20), m(lo + 200, 20), score, 100)
+              for lo, score in ((700, 0.90), (900, 0.925), (1100, 0.875), (1300, 0.90))]
+    anchors = transitivity_line(spread)
+    assert not anchors[1] and "vs 76.0 % predicted" in anchors[2]  # at s = 1, 76 %
+    name, ok, detail = transitivity_line(spread, fitted=True)
+    assert ok and detail.startswith("head to head 1.9") and "at that scale" in detail
+    assert "L1100-L900: 92.5 % vs 90." in detail
+    # one pair that plays at the anchors' scale while the rest spread twice as wide fails
+    odd = spread + [("L1700-L1500", m(1500, 20), m(1700, 20), 0.5, 100)]
+    name, ok, detail = transitivity_line(odd, fitted=True)
+    assert not ok and "failing: L1700-L1500: 50.0 %" in detail
+    # the stronger levels must win head to head: a scale not above 0 fails
+    even = [(f"L{lo + 200}-L{lo}", m(lo, 30), m(lo + 200, 30), 0.5, 40) for lo in (700, 900, 1100)]
+    name, ok, detail = transitivity_line(even, fitted=True)
+    assert not ok and "scale 0.00 not above 0 by 2 SE" in detail
+    # too few pairs to fit a scale; every game won gives no finite scale
+    assert "needs 3" in transitivity_line(spread[:2], fitted=True)[2]
+    sweep = [(name, w, s, 1.0, g) for name, w, s, _, g in spread]
+    assert not transitivity_line(sweep, fitted=True)[1]
+    assert head_to_head_scale(sweep)[0] == math.inf
+
+
 def test_a_family_of_checks_is_held_to_one_checks_false_alarm_rate():
     """E and F: m checks at 2 SE each would fail a sound calibration 1 - 0.9545^m of the time
     (31 % for 8); each is judged at `family_se` instead, Bonferroni's threshold for the family."""

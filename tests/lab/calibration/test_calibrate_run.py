@@ -78,6 +78,9 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
                          ["L1400"], 4, tmp_path / "s", 5)
     assert exp.openings.paired and exp.openings.order == "random" and exp.games == 4
     assert cal.anchor_games == 0 and not cal.robust_levels  # both stages are optional
+    assert cal.head_to_head == "anchors"  # E at the anchors' scale unless the file asks
+    fitted = TINY.replace("[levels]", '[criteria]\nhead_to_head = "fitted"\n[levels]')
+    assert load_calibration(write(tmp_path, fitted, "fitted.toml")).head_to_head == "fitted"
     text = TINY.replace("[levels]", "[anchor_round_robin]\ngames = 4\n\n[robustness]\n"
                         "levels = [1800]\ntcs = ['1+0.01', '4+0.04']\ngames = 6\n\n[levels]")
     cal = load_calibration(write(tmp_path, text, "rr.toml"))
@@ -99,6 +102,8 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     (('tc = "nodes=1500"', 'tc = "fast"'), "bad time control"),
     (("rating = 1320", 'rating = "high"'), "'rating' must be"),
     (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
+    (("[levels]", '[criteria]\nhead_to_head = "self"\n[levels]'),
+     r"\[criteria\]: 'head_to_head' must be one of anchors, fitted, got 'self'"),
     (("[engine]", '[engine]\ntable = "t.csv"'), "applies to our engine only"),
     (("[levels]", "[anchor_round_robin]\ngames = 3\n[levels]"), "'games' must be even"),
     (("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sf"\n[levels]'),
@@ -823,10 +828,10 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
 
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
     """Without a table round 1 plays the formulas (`EloTable` empty) whatever table the engine
-    loads by default, so a calibration reproduces from a clean clone; with one (the final
-    calibration started from the table final-v3 shipped, kept under its shipped file name, which
-    round 1's stores hold with its SHA-256) round 1 names it, and later rounds name their
-    corrected table."""
+    loads by default, so a calibration reproduces from a clean clone; with one (the fifth final
+    calibration starts from final-v4's round 3 correction with a bottom row from final-v3's
+    table and full strength's effort as its top row, a file round 1's stores hold with its
+    SHA-256) round 1 names it, and later rounds name their corrected table."""
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.uses_table
     assert cal.level_options(1250) == {"TimeManager": "smooth", "Hash": 16,
@@ -834,9 +839,15 @@ def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
     calibrations = EXPERIMENTS.parent / "results" / "calibration"
-    assert cal.table == calibrations / "final-v4" / "start" / "elo_table.csv"
-    final_v3 = calibrations / "final-v3" / "round2" / "corrected_elo_table.csv"
-    assert cal.table.read_bytes() == final_v3.read_bytes()
+    assert cal.table == calibrations / "final-v5" / "start" / "elo_table.csv"
+    start = read_elo_table(cal.table)
+    assert list(start.index) == [710, *range(750, 1701, 50), 1710]
+    v4 = read_elo_table(calibrations / "final-v4" / "elo_table.csv")
+    pd.testing.assert_frame_equal(start.loc[750:1700], v4)
+    v3 = read_elo_table(calibrations / "final-v4" / "start" / "elo_table.csv")
+    assert list(start.loc[710]) == list(v3.loc[700])  # measured at 723.5 ± 35.9 as L700
+    assert list(start.loc[1710]) == [2000500, 0, 0, 0] + [1.0] * 9  # full strength's effort
+    assert cal.levels == [710, 910, 1110, 1310, 1510, 1710] and cal.head_to_head == "fitted"
 
 
 def two_level_round():
@@ -862,23 +873,24 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     rounds = two_level_round()
     alone = correct_round(cal, rounds)
-    assert min(alone.rows) == 1000 and max(alone.rows) == 1550
-    assert alone.above == [1600, 1650, 1700]
+    assert min(alone.rows) == 1010 and max(alone.rows) == 1510
+    assert alone.above == [1560, 1610, 1660, 1710]
     full = FullStrength(1720.0, 1720.0, 54.0, "", 180, 38.6, ("sf-elo1700",))
     topped = correct_round(cal, rounds, full)
-    assert max(topped.rows) == 1700 and not topped.above
-    assert topped.rows[1550] == pytest.approx(alone.rows[1550])  # measured points stay exact
-    row = topped.rows[1650]
+    assert max(topped.rows) == 1710 and not topped.above
+    nps = [topped.rows[t]["NPS"] for t in sorted(topped.rows)]
+    assert nps == sorted(nps) and 60685 < topped.rows[1510]["NPS"] < 1785733  # between levels
+    row = topped.rows[1660]
     assert 0 < row["MoveError"] < 5 and 0 < row["BlunderPer128"] < 6
     assert 1785733 < row["NPS"] < FULL_STRENGTH_NPS and row["mobility"] == pytest.approx(1.0)
     bounded = FullStrength(1720.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
-    assert correct_round(cal, rounds, bounded).above == [1600, 1650, 1700]  # no rating: no point
+    assert correct_round(cal, rounds, bounded).above == [1560, 1610, 1660, 1710]  # no point
 
 
 def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_strength():
     """Full strength at 1685 ± 55 against a declared 1720: U accepts it (35 Elo, 1.2 SE), so
-    the engine plays its top as full strength and the curve ends at 1720, which puts the 1700
-    target in the table (ending at 1685 would leave it above the curve, and L1700 out of round
+    the engine plays its top as full strength and the curve ends at 1720, which puts the 1710
+    target in the table (ending at 1685 would leave it above the curve, and L1710 out of round
     2). A measurement U rejects is the curve's end as before."""
     from lab.calibration.full_strength import curve_end, curve_end_text, full_strength_line
     from lab.calibration.outcome import FullStrength
@@ -890,14 +902,14 @@ def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_streng
     near = FullStrength(1720.0, 1685.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
     assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1720.0
     topped = correct_round(cal, rounds, near)
-    assert max(topped.rows) == 1700 and not topped.above
-    assert 0 < topped.rows[1700]["MoveError"] < 5
+    assert max(topped.rows) == 1710 and not topped.above
+    assert 0 < topped.rows[1710]["MoveError"] < 5
     assert curve_end_text(cal, near) == ("1720, the declared top (U accepts full strength's "
                                          "1685 ± 55)")
     far = FullStrength(1720.0, 1640.0, 20.0, "", 900, 40.0, ("sf-elo1700",))  # 80 Elo, 7.8 SE
     assert not full_strength_line(cal, far)[1] and curve_end(cal, far) == 1640.0
     ended = correct_round(cal, rounds, far)
-    assert max(ended.rows) == 1600 and ended.above == [1650, 1700]
+    assert max(ended.rows) == 1610 and ended.above == [1660, 1710]
     assert curve_end_text(cal, far) == "1640 ± 20, full strength's rating"
     assert curve_end(cal, FullStrength(1720.0, 1500.0, 40.0, "", 180, 30.0, ())) == 1500.0
     bounded = FullStrength(1720.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
@@ -915,22 +927,22 @@ def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml", out=str(tmp_path / "out"))
     rows = {600: {"NPS": 2003, "MoveError": 37, "BlunderError": 420, "BlunderPer128": 15},
             1000: {"NPS": 67753, "MoveError": 19, "BlunderError": 190, "BlunderPer128": 11},
-            1650: {"NPS": 1900000, "MoveError": 2, "BlunderError": 20, "BlunderPer128": 3}}
+            1710: {"NPS": 1900000, "MoveError": 2, "BlunderError": 20, "BlunderPer128": 3}}
 
     class Previous:
         corrected = write_elo_table(tmp_path / "out" / "round1" / "corrected_elo_table.csv",
                                     rows, ["test"])
 
     levels, params, table = _round_setup(cal, 2, Previous())
-    assert levels == [700, 850, 1050, 1250, 1450, 1650] and table == Previous.corrected
-    top = params[1650]
+    assert levels == [710, 910, 1110, 1310, 1510, 1710] and table == Previous.corrected
+    top = params[1710]
     assert [top[c] for c in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [1900000, 2, 20, 3]
-    assert rows[600]["NPS"] < params[700]["NPS"] < params[850]["NPS"] < rows[1000]["NPS"]
-    assert params[850]["MoveError"] == 37 + (850 - 600) * (19 - 37) // 400  # linear, floored
+    assert rows[600]["NPS"] < params[710]["NPS"] < params[910]["NPS"] < rows[1000]["NPS"]
+    assert params[910]["MoveError"] == 37 + (910 - 600) * (19 - 37) // 400  # linear, floored
     kept = stage_root(cal, 2, table) / "parameters.csv"
-    assert pd.read_csv(kept).set_index("Elo").loc[1650, "NPS"] == 1900000
-    assert cal.level_options(1650, table=table)["EloTable"] == str(table)
+    assert pd.read_csv(kept).set_index("Elo").loc[1710, "NPS"] == 1900000
+    assert cal.level_options(1710, table=table)["EloTable"] == str(table)
 
 
 @needs_stockfish
