@@ -15,6 +15,9 @@
     passes = 2                         # 2: re-choose anchors from a first fit halfway; 1: don't
     score_window = [0.25, 0.75]        # anchors a level plays: expected score in this window
     max_anchors = 3
+    pin_top = false                    # our engine: the top level plays full strength's row
+                                       # (full strength's effort, no error) in every round, and
+                                       # a correction keeps that row at its target
 
     [engine]                           # an [[engines]] table (no name): who is calibrated
     builtin = "tempo"
@@ -176,6 +179,7 @@ class Calibration:
     top_games: int = 0
     top_window: tuple[float, float] = (0.40, 0.60)
     head_to_head: str = "anchors"
+    pin_top: bool = False
     full_games: int = 0
     full_estimate: float = math.nan
     out: Path = Path("results")
@@ -336,6 +340,7 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     cal.passes = levels_table.get("passes", int, cal.passes)
     window = levels_table.get("score_window", list, list(cal.score_window))
     cal.max_anchors = levels_table.get("max_anchors", int, cal.max_anchors)
+    cal.pin_top = levels_table.get("pin_top", bool, cal.pin_top)
     levels_table.done()
     if cal.games <= 0 or cal.games % 2 or cal.ladder_games < 0 or cal.ladder_games % 2:
         raise _error(source, where, "'games' must be positive and even, 'ladder_games' even "
@@ -381,6 +386,12 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
         cal.table = (base / table).resolve()
         if not cal.table.is_file():
             raise engine.error(f"table {cal.table} does not exist")
+    if cal.pin_top and not cal.uses_table:
+        raise _error(source, "[levels]", "'pin_top' (full strength's row) applies to our "
+                     "engine only")
+    if cal.pin_top and levels[-1] not in cal.targets:
+        raise _error(source, "[levels]", f"'pin_top': the top level {levels[-1]} must be one "
+                     f"of the targets, {cal.targets[0]}..{cal.targets[-1]}")
     if cal.uses_table:
         low, high = TEMPO_ELO_RANGE
         if levels[0] < low or levels[-1] > high or cal.targets[0] < low or cal.targets[-1] > high:

@@ -117,7 +117,9 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
     without that point every target between its rating and full strength's would be left out
     of the table, and `UCI_Elo` up to the top would play the strongest level. The point's Elo
     is `full_strength.curve_end`: the declared top when criterion U accepts the measurement,
-    else the measured rating; its error is the measurement's.
+    else the measured rating; its error is the measurement's. With `pin_top` the top level's
+    row is full strength's whatever the curve gives there (it plays full strength's effort by
+    definition; criterion A judges where that lies).
     """
     measured, params, errors = pooled_points(cal, rounds)
     end = curve_end(cal, full)
@@ -132,9 +134,30 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
                                "anchors' scale (the rest have only bounds); nothing to correct: "
                                "give the levels anchors they can score against")
     try:
-        return correct_table(measured, params, cal.targets, errors=errors)
+        correction = correct_table(measured, params, cal.targets, errors=errors)
     except ValueError as exc:
         raise CalibrationError(f"{cal.source}: cannot correct: {exc}") from None
+    if cal.pin_top:
+        top = cal.levels[-1]
+        correction.rows[top] = full_strength_row(list(params))
+        correction.above = [t for t in correction.above if t != top]
+    return correction
+
+
+def check_pinned_top(cal: Calibration, params: dict[int, dict[str, float]],
+                     table: Path | None) -> None:
+    """With `pin_top`, the top level must play full strength's row (as the engine reads its
+    table): refuse a start table whose top differs, naming the table, the level and the row."""
+    top = cal.levels[-1]
+    if not cal.pin_top or top not in params:
+        return
+    wanted = full_strength_row(list(params[top]))
+    if any(float(params[top][c]) != v for c, v in wanted.items()):
+        raise CalibrationError(
+            f"{cal.source}: [levels] pin_top: L{top} plays "
+            f"{', '.join(f'{c}={params[top][c]:g}' for c in wanted)} from "
+            f"{table or 'the formulas'}, not full strength's row "
+            f"({', '.join(f'{c}={v:g}' for c, v in wanted.items())})")
 
 
 def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
@@ -166,7 +189,9 @@ def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
                       and not stage_root(cal, number, table).is_dir()):
         return [], {}, table  # nothing to measure, or (report only) a round not begun
     if cal.uses_table:
-        return levels, _engine_params(cal, levels, table, stage_root(cal, number, table)), table
+        params = _engine_params(cal, levels, table, stage_root(cal, number, table))
+        check_pinned_top(cal, params, table)
+        return levels, params, table
     return levels, {lv: {cal.level_option: float(lv)} for lv in levels}, table
 
 

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -102,6 +103,7 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     (('tc = "nodes=1500"', 'tc = "fast"'), "bad time control"),
     (("rating = 1320", 'rating = "high"'), "'rating' must be"),
     (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
+    (("passes = 1", "passes = 1\npin_top = true"), r"\[levels\]: 'pin_top'.*our engine only"),
     (("[levels]", '[criteria]\nhead_to_head = "self"\n[levels]'),
      r"\[criteria\]: 'head_to_head' must be one of anchors, fitted, got 'self'"),
     (("[engine]", '[engine]\ntable = "t.csv"'), "applies to our engine only"),
@@ -870,7 +872,7 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
     from lab.calibration.run import correct_round
     from lab.calibration.tables import FULL_STRENGTH_NPS
 
-    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    cal = replace(load_calibration(EXPERIMENTS / "calibrate_final.toml"), pin_top=False)
     rounds = two_level_round()
     alone = correct_round(cal, rounds)
     assert min(alone.rows) == 1010 and max(alone.rows) == 1510
@@ -896,7 +898,7 @@ def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_streng
     from lab.calibration.outcome import FullStrength
     from lab.calibration.run import correct_round
 
-    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    cal = replace(load_calibration(EXPERIMENTS / "calibrate_final.toml"), pin_top=False)
     assert cal.declared_top == 1720 and cal.thresholds.agreement_se == 2.0
     rounds = two_level_round()
     near = FullStrength(1720.0, 1685.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
@@ -916,6 +918,34 @@ def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_streng
     assert curve_end(cal, bounded) is None and curve_end(cal, None) is None
 
 
+def test_a_pinned_top_level_keeps_full_strengths_row():
+    """`pin_top`: the top level plays full strength's row in every round. A correction whose
+    curve would give its target less (here L1650 measured 1550 and full strength 1720, so 1710
+    lies on the way between them) keeps full strength's row there, and a start table whose top
+    row is anything else is refused, naming the level and the table."""
+    from lab.calibration.outcome import FullStrength
+    from lab.calibration.run import check_pinned_top, correct_round
+    from lab.calibration.tables import FULL_STRENGTH_NPS
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    assert cal.pin_top and cal.levels[-1] == 1710
+    full = FullStrength(1720.0, 1720.0, 54.0, "", 180, 38.6, ("sf-elo1700",))
+    free = correct_round(replace(cal, pin_top=False), two_level_round(), full)
+    assert free.rows[1710]["NPS"] < FULL_STRENGTH_NPS and free.rows[1710]["MoveError"] > 0
+    pinned = correct_round(cal, two_level_round(), full)
+    assert pinned.rows[1710] == {"NPS": FULL_STRENGTH_NPS, "MoveError": 0.0, "BlunderError": 0.0,
+                                 "BlunderPer128": 0.0, "mobility": 1.0}
+    assert pinned.rows[1660] == free.rows[1660]  # the other rows as the curve gives them
+    alone = correct_round(cal, two_level_round())  # no full-strength point: 1710 is above
+    assert 1710 in alone.rows and alone.above == [1560, 1610, 1660]
+    params = {1710: {"NPS": 1490084.0, "MoveError": 4.0, "BlunderError": 31.0,
+                     "BlunderPer128": 3.0, "mobility": 1.0}}
+    with pytest.raises(CalibrationError, match=r"pin_top: L1710 plays NPS=1\.49008e\+06, "
+                       r"MoveError=4.* from t\.csv, not full strength's row \(NPS=2\.0005e\+06"):
+        check_pinned_top(cal, params, Path("t.csv"))
+    check_pinned_top(cal, {1710: pinned.rows[1710]}, Path("t.csv"))  # full strength's: accepted
+
+
 def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     """From round 2 our engine's levels play the previous round's corrected table: the levels
     it covers are measured, each with the parameters the engine itself reads from that table
@@ -933,7 +963,9 @@ def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
         corrected = write_elo_table(tmp_path / "out" / "round1" / "corrected_elo_table.csv",
                                     rows, ["test"])
 
-    levels, params, table = _round_setup(cal, 2, Previous())
+    with pytest.raises(CalibrationError, match="pin_top: L1710 plays NPS=1.9e"):
+        _round_setup(cal, 2, Previous())  # its top row is not full strength's
+    levels, params, table = _round_setup(replace(cal, pin_top=False), 2, Previous())
     assert levels == [710, 910, 1110, 1310, 1510, 1710] and table == Previous.corrected
     top = params[1710]
     assert [top[c] for c in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
