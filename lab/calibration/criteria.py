@@ -250,8 +250,9 @@ def head_to_head_scale(pairs: Sequence[tuple[str, Measurement, Measurement, floa
         return math.nan, math.nan
     c = math.log(10) / 400.0
 
-    def expected(s: float, diff: float) -> float:
-        return 1.0 / (1.0 + math.exp(-c * s * diff))
+    def expected(s: float, diff: float) -> float:  # the logistic, without overflow
+        x = c * s * diff
+        return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else 1.0 - 1.0 / (1.0 + math.exp(x))
 
     def slope(s: float) -> float:  # d(log-likelihood)/ds, decreasing in s
         return sum(games * c * diff * (score - expected(s, diff)) for diff, score, games in usable)

@@ -140,6 +140,7 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
     if cal.pin_top:
         top = cal.levels[-1]
         correction.rows[top] = full_strength_row(list(params))
+        correction.rows = dict(sorted(correction.rows.items()))
         correction.above = [t for t in correction.above if t != top]
     return correction
 

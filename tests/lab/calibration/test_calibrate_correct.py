@@ -298,6 +298,9 @@ def test_transitivity_at_a_fitted_head_to_head_scale():
     sweep = [(name, w, s, 1.0, g) for name, w, s, _, g in spread]
     assert not transitivity_line(sweep, fitted=True)[1]
     assert head_to_head_scale(sweep)[0] == math.inf
+    lost = [(name, w, s, 0.0, g) for name, w, s, _, g in spread]  # far from any logistic's
+    assert head_to_head_scale(lost)[0] == -math.inf  # reach, without overflow
+    assert not transitivity_line(lost, fitted=True)[1]
 
 
 def test_a_family_of_checks_is_held_to_one_checks_false_alarm_rate():
