@@ -27,8 +27,9 @@ COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
                        anchors: Sequence[tuple[str, float]],
                        title: str = "Elo calibration") -> Figure:
-    """Nominal (x) against measured (y) per round; frames need nominal, measured, halfwidth and
-    (optionally) extrapolated columns, as `measured.csv` has them."""
+    """Target (x) against measured (y) per round; frames need nominal, measured, halfwidth and
+    (optionally) target and extrapolated columns, as `measured.csv` has them. The target is the
+    nominal Elo unless the frame's `target` says otherwise (a pinned top level's)."""
     if not rounds:
         raise ValueError("no measured rounds to plot")
     fig = new_figure(7.5, 6.0)
@@ -49,7 +50,7 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     for i, (label, frame) in enumerate(rounds):
         colour = COLOURS[i % len(COLOURS)]
         shift = 8 * (i - (len(rounds) - 1) / 2)  # side by side when rounds share levels
-        x = frame["nominal"].to_numpy(float) + shift
+        x = frame["target" if "target" in frame else "nominal"].to_numpy(float) + shift
         y = frame["measured"].to_numpy(float)
         err = frame["halfwidth"].fillna(0).to_numpy(float)
         outside = (frame["extrapolated"].fillna("").astype(str) != "").to_numpy() \
@@ -72,7 +73,7 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
     ax.set_aspect("equal")
-    ax.set_xlabel("nominal Elo (the level's name)")
+    ax.set_xlabel("target Elo (the level's name; a pinned top: full strength's rating)")
     ax.set_ylabel("measured Elo (95 % interval)")
     ax.set_title(title)
     ax.grid(alpha=0.3)

@@ -65,9 +65,11 @@ def round_label(result: RoundResult) -> str:
 
 def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[list[str]]]:
     """The round's level table: its headings and one row of text per level (the report's table
-    and the calibration page's)."""
+    and the calibration page's). The error is against the level's target: its nominal Elo, or
+    for a pinned top level full strength's rating (`full_strength.pinned_top_target`)."""
     columns = param_columns(cal, result.params)[:4]
-    head = ["level", *columns, "measured", "95 %", "error", "games", "score %", "status"]
+    head = ["level", "target", *columns, "measured", "95 %", "error", "games", "score %",
+            "status"]
     rows = []
     for row in result.measured.itertuples(index=False):
         data = row._asdict()
@@ -80,8 +82,10 @@ def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[l
         if not data.get("tied", True):
             status = "not tied to the anchors" + (f", bound {data['bound']}"
                                                   if data["bound"] else "")
-        error = data["measured"] - data["nominal"]
-        rows.append([str(data["nominal"]), *(_num(data[c], ".0f") for c in columns),
+        target = data.get("target", data["nominal"])
+        error = data["measured"] - target
+        rows.append([str(data["nominal"]), _num(target, ".0f"),
+                     *(_num(data[c], ".0f") for c in columns),
                      _num(data["measured"]), "±" + _num(data["halfwidth"]),
                      _num(error, "+.0f"), str(data["games"]), _num(data["score"], ".1f"),
                      status])

@@ -36,6 +36,7 @@ from lab.calibration.full_strength import (
     curve_end,
     curve_end_text,
     full_strength_line,
+    level_targets,
     rate_full_strength,
 )
 from lab.calibration.measure import (
@@ -241,7 +242,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                 raise
             break  # report only: the round has no decided anchor game yet
         measured = measured_frame(cal, levels, params, ratings, decided_games(folders))
-        verdict = judge(list(measured["nominal"]), list(measured["measured"]),
+        measured["target"] = level_targets(cal, levels, outcome.full_strength)
+        verdict = judge(list(measured["target"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
                         list(measured["bound_rating"]))
         replicated, agreed = replication(cal, levels, folders,

@@ -946,6 +946,54 @@ def test_a_pinned_top_level_keeps_full_strengths_row():
     check_pinned_top(cal, {1710: pinned.rows[1710]}, Path("t.csv"))  # full strength's: accepted
 
 
+
+def test_a_pinned_top_level_is_judged_against_full_strengths_measured_rating():
+    """The pinned top plays full strength's row, so its target is full strength's rating
+    measured in the run (stage U), not its nominal 1710: L1710 at 1793 +- 35 fails A against
+    1710 (+83) and passes against full strength's 1790 +- 45; the curve ends there too, not at
+    the declared 1720 that U would accept. Without the pin, or before U has a rating, every
+    level keeps its nominal Elo."""
+    from lab.calibration.criteria import judge
+    from lab.calibration.full_strength import curve_end, level_targets, pinned_top_target
+    from lab.calibration.outcome import FullStrength, RoundResult
+    from lab.calibration.report import level_rows
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    levels = [710, 910, 1110, 1310, 1510, 1710]
+    full = FullStrength(1720.0, 1790.0, 45.0, "", 180, 55.0, ("sf-elo1800",))
+    assert pinned_top_target(cal, full) == 1790.0
+    targets = level_targets(cal, levels, full)
+    assert targets == [710.0, 910.0, 1110.0, 1310.0, 1510.0, 1790.0]
+    assert level_targets(cal, [910, 1110], full) == [910.0, 1110.0]  # the top not played
+    free = replace(cal, pin_top=False)
+    bounded = FullStrength(1720.0, math.nan, math.nan, ">1790", 180, 100.0, ("sf-elo1900",))
+    for other, result in ((free, full), (cal, None), (cal, bounded)):
+        assert level_targets(other, levels, result) == [float(lv) for lv in levels]
+    near = FullStrength(1720.0, 1760.0, 45.0, "", 180, 55.0, ("sf-elo1800",))  # U accepts
+    assert curve_end(free, near) == 1720.0 and curve_end(cal, near) == 1760.0
+
+    measured = [705.0, 915.0, 1100.0, 1305.0, 1512.0, 1793.0]
+    halfwidth = [35.0] * 6
+    nominal = judge(levels, measured, halfwidth, (600.0, 1900.0))
+    assert not nominal.lines[0][1] and "failing: 1710 (+83" in nominal.lines[0][2]
+    pinned = judge(targets, measured, halfwidth, (600.0, 1900.0))
+    assert pinned.lines[0][1] and pinned.max_error == pytest.approx(10.0)
+
+    columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
+    params = {lv: dict.fromkeys(columns, 1.0) for lv in levels}
+    frame = pd.DataFrame({"level": [f"L{lv}" for lv in levels], "nominal": levels,
+                          "target": targets, "measured": measured, "halfwidth": halfwidth,
+                          "bound": "", "games": 360, "score": 50.0, "extrapolated": "",
+                          "passed": True, **{c: 1.0 for c in columns}})
+    result = RoundResult(1, Path("r1"), levels, params, None, frame, None, pinned)
+    head, rows = level_rows(cal, result)
+    assert head[:2] == ["level", "target"] and head[head.index("error")] == "error"
+    top = dict(zip(head, rows[-1], strict=True))
+    assert (top["level"], top["target"], top["measured"], top["error"]) == \
+        ("1710", "1790", "1793", "+3")
+    assert dict(zip(head, rows[0], strict=True))["error"] == "-5"
+
+
 def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     """From round 2 our engine's levels play the previous round's corrected table: the levels
     it covers are measured, each with the parameters the engine itself reads from that table
