@@ -12,7 +12,7 @@ so it can run (with `tempo calibrate --full-strength`) before the levels' range 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TextIO
 
 from lab.calibration.anchors import anchors_for
@@ -85,37 +85,13 @@ def curve_end(cal: Calibration, result: FullStrength | None) -> float | None:
     rating. With full strength at 1685 ± 55 against a declared 1720 (U passes, 1.2 SE), the
     curve ends at 1720, so the 1700 target is in the table rather than above its end. With
     `pin_top` it is the measured rating: the pinned top level plays full strength's row and
-    is judged against that rating (`pinned_top_target`), and the curve ends where it does."""
+    is judged against that rating (`pinned_top.pinned_top_target`), and the curve ends
+    where it does."""
     if not ends_at_full_strength(result, cal):
         return None
     check = full_strength_line(cal, result)
     accepted = check is not None and check[1] and not cal.pin_top
     return result.declared if accepted else result.measured
-
-
-def pinned_top_target(cal: Calibration, result: FullStrength | None) -> float | None:
-    """The Elo a pinned top level (`pin_top`) is judged against: full strength's rating
-    measured in this run (stage U), or None (no pin, no measurement).
-
-    The pinned level plays full strength's row (the top search effort, no move error, no
-    blunder), so it is full strength made a level, and the range's top is what full strength
-    measures on the machine the levels play on, not the level's nominal Elo: final-v5's L1710
-    measured 1793 ± 49 after 223 games where the full-strength store it was first judged with,
-    played in another session at 32k nodes/s, said 1718 ± 53 (results/calibration/README.md,
-    "The fifth run"). Criterion A then asks the two measurements of one effort to agree.
-    """
-    if not cal.pin_top or not ends_at_full_strength(result, cal):
-        return None
-    return result.measured
-
-
-def level_targets(cal: Calibration, levels: Sequence[int],
-                  result: FullStrength | None) -> list[float]:
-    """The Elo each level is judged against: its nominal Elo, except the pinned top level,
-    judged against full strength's rating (`pinned_top_target`) once stage U has one."""
-    top = pinned_top_target(cal, result)
-    return [top if top is not None and level == cal.levels[-1] else float(level)
-            for level in levels]
 
 
 def curve_end_text(cal: Calibration, result: FullStrength) -> str:

@@ -66,7 +66,7 @@ def round_label(result: RoundResult) -> str:
 def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[list[str]]]:
     """The round's level table: its headings and one row of text per level (the report's table
     and the calibration page's). The error is against the level's target: its nominal Elo, or
-    for a pinned top level full strength's rating (`full_strength.pinned_top_target`)."""
+    for a pinned top level full strength's rating (`pinned_top.pinned_top_target`)."""
     columns = param_columns(cal, result.params)[:4]
     head = ["level", "target", *columns, "measured", "95 %", "error", "games", "score %",
             "status"]

@@ -20,6 +20,7 @@ interim report beside the results, no table.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import TextIO
@@ -36,7 +37,6 @@ from lab.calibration.full_strength import (
     curve_end,
     curve_end_text,
     full_strength_line,
-    level_targets,
     rate_full_strength,
 )
 from lab.calibration.measure import (
@@ -56,6 +56,7 @@ from lab.calibration.outcome import (
     extrapolated_targets,
 )
 from lab.calibration.page import write_calibration_page
+from lab.calibration.pinned_top import level_targets, pinned_top_target
 from lab.calibration.probe import level_parameters
 from lab.calibration.report import INTERIM_FOLDER, write_report
 from lab.calibration.separation import spread, top
@@ -144,6 +145,20 @@ def correct_round(cal: Calibration, rounds: list[RoundResult],
         correction.rows = dict(sorted(correction.rows.items()))
         correction.above = [t for t in correction.above if t != top]
     return correction
+
+
+def curve_top_row(cal: Calibration, outcome: CalibrationOutcome) -> dict[str, float] | None:
+    """With `pin_top` and full strength rated, the row the correction's curve through every
+    measurement gives the top level without the pin (what `UCI_Elo` at the level's nominal Elo
+    should play once the pinned row moves to full strength's rating); None otherwise."""
+    if pinned_top_target(cal, outcome.full_strength) is None or not outcome.rounds:
+        return None
+    try:
+        free = correct_round(dataclasses.replace(cal, pin_top=False), outcome.rounds,
+                             outcome.full_strength)
+    except CalibrationError:
+        return None
+    return free.rows.get(cal.levels[-1])
 
 
 def check_pinned_top(cal: Calibration, params: dict[int, dict[str, float]],
@@ -311,7 +326,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
     if cal.report_only is not None:  # no table: the calibration has not ended
         outcome.files = write_report(cal, outcome, command, cal.out / INTERIM_FOLDER)
         return outcome
-    final = write_final_table(cal, outcome)
+    final = write_final_table(cal, outcome, curve_top_row(cal, outcome))
     files = [*write_report(cal, outcome, command), write_calibration_page(cal, outcome, command)]
     outcome.files = [final, *files] if final is not None else files
     return outcome

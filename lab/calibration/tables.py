@@ -22,6 +22,7 @@ import pandas as pd
 
 from lab.calibration.config import Calibration
 from lab.calibration.outcome import CalibrationOutcome, extrapolated_targets
+from lab.calibration.pinned_top import pinned_top_target, ship_rows, top_key
 
 TABLE_NAME = "elo_table.csv"
 LEVEL_MAP_NAME = "level_map.csv"
@@ -138,30 +139,47 @@ def write_round_table(cal: Calibration, number: int, rows: dict[int, dict[str, f
                            {e: r[cal.level_option] for e, r in rows.items()}, comments)
 
 
-def write_final_table(cal: Calibration, outcome: CalibrationOutcome) -> Path | None:
+def write_final_table(cal: Calibration, outcome: CalibrationOutcome,
+                      curve_top: Mapping[str, float] | None = None) -> Path | None:
     """Write the table a calibration ends with into its folder and set `outcome.final` to it.
 
     The table measured in the last round when it passed, else the last round's correction (not
-    yet measured); None when the last round neither passed nor could be corrected.
+    yet measured); None when the last round neither passed nor could be corrected. With
+    `pin_top` and full strength rated, the pinned row is keyed at full strength's rating and
+    `curve_top` (the curve's own row at the top level, `run.curve_top_row`) takes the level's
+    place (`pinned_top.ship_rows`).
     """
     last = outcome.rounds[-1]
     name = TABLE_NAME if cal.uses_table else LEVEL_MAP_NAME
+    target = pinned_top_target(cal, outcome.full_strength)
+    moved = target is not None and top_key(target) != cal.levels[-1]
     if not outcome.passed and last.correction is None:
         outcome.final = None
-    elif outcome.passed and last.table_played is not None:
+    elif outcome.passed and last.table_played is not None and not moved:
         text = Path(last.table_played).read_text(encoding="utf-8")
         outcome.final = cal.out / name
         outcome.final.write_text(f"# measured in round {last.number} and passing the criteria\n"
                                  + text, encoding="utf-8")
     else:
+        rows: Mapping[int, Mapping[str, float]]
         if outcome.passed:
             rows, what = last.params, "measured and passing the criteria"
+            if last.table_played is not None:
+                frame = read_elo_table(last.table_played)
+                rows = {int(e): {c: float(v) for c, v in row.items()}
+                        for e, row in frame.iterrows()}
         else:
             assert last.correction is not None
             rows, what = last.correction.rows, "corrected from the last round, not yet measured"
+        notes: list[str] = []
+        if moved:
+            assert target is not None
+            rows, notes = ship_rows(rows, cal.levels[-1], target, curve_top)
         outside = [e for e in extrapolated_targets(cal, last.correction)
                    if e in rows] if last.correction is not None else []
-        notes = [f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the anchors' "
-                 "range ± 200 (reference §5 G), not measured on their scale"] if outside else []
-        outcome.final = write_round_table(cal, last.number, rows, cal.out / name, what, notes)
+        if outside:
+            notes.append(f"EXTRAPOLATED rows {', '.join(map(str, outside))}: outside the "
+                         "anchors' range ± 200 (reference §5 G), not measured on their scale")
+        outcome.final = write_round_table(cal, last.number, dict(rows), cal.out / name, what,
+                                          notes)
     return outcome.final

@@ -954,8 +954,9 @@ def test_a_pinned_top_level_is_judged_against_full_strengths_measured_rating():
     the declared 1720 that U would accept. Without the pin, or before U has a rating, every
     level keeps its nominal Elo."""
     from lab.calibration.criteria import judge
-    from lab.calibration.full_strength import curve_end, level_targets, pinned_top_target
+    from lab.calibration.full_strength import curve_end
     from lab.calibration.outcome import FullStrength, RoundResult
+    from lab.calibration.pinned_top import level_targets, pinned_top_target
     from lab.calibration.report import level_rows
 
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
@@ -992,6 +993,77 @@ def test_a_pinned_top_level_is_judged_against_full_strengths_measured_rating():
     assert (top["level"], top["target"], top["measured"], top["error"]) == \
         ("1710", "1790", "1793", "+3")
     assert dict(zip(head, rows[0], strict=True))["error"] == "-5"
+
+
+
+def test_the_shipped_table_keys_the_pinned_row_at_full_strengths_rating():
+    """Full strength at 1788: the pinned row moves to 1790 and the curve's own row takes 1710,
+    so `UCI_Elo 1710` plays 1710 and not the top; at 1706 nothing moves (the key is 1710); at
+    1655 the pinned row is 1660 and targets at or above it leave the table."""
+    from lab.calibration.pinned_top import ship_rows, top_key
+
+    low, mid, pinned = {"NPS": 1.0}, {"NPS": 2.0}, {"NPS": 2000500.0}
+    curve = {"NPS": 3.0}
+    rows = {1510: low, 1610: mid, 1660: mid, 1710: pinned}
+    assert (top_key(1788.0), top_key(1706.0), top_key(1655.0)) == (1790, 1710, 1660)
+    shipped, notes = ship_rows(rows, 1710, 1788.0, curve)
+    assert shipped == {1510: low, 1610: mid, 1660: mid, 1710: curve, 1790: pinned}
+    assert "keyed at 1790, full strength's rating 1788" in notes[0]
+    assert "row 1710: the correction's curve" in notes[1]
+    assert ship_rows(rows, 1710, 1706.0, curve) == (rows, [])
+    shipped, notes = ship_rows(rows, 1710, 1655.0, curve)
+    assert shipped == {1510: low, 1610: mid, 1660: pinned}
+    assert "targets 1660 are at or above full strength's rating" in notes[1]
+    shipped, notes = ship_rows(rows, 1710, 1788.0, None)
+    assert 1710 not in shipped and shipped[1790] == pinned and "no row at 1710" in notes[1]
+
+
+def test_a_passing_calibration_ships_its_pinned_top_at_full_strengths_rating(tmp_path):
+    """The table a passing calibration writes: the measured table's rows, the pinned row keyed
+    at full strength's rating (1788 here: row 1790), the curve's row at 1710, both said in the
+    table's header; an engine-readable EloTable."""
+    from lab.calibration.outcome import CalibrationOutcome, FullStrength, RoundResult
+    from lab.calibration.tables import FULL_STRENGTH_NPS, write_final_table
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml", out=str(tmp_path / "out"))
+    (tmp_path / "out").mkdir()
+    played = write_elo_table(tmp_path / "played.csv", {
+        710: {"NPS": 6065, "MoveError": 32, "BlunderError": 340, "BlunderPer128": 13},
+        1510: {"NPS": 343481, "MoveError": 11, "BlunderError": 96, "BlunderPer128": 9},
+        1710: {"NPS": FULL_STRENGTH_NPS, "MoveError": 0, "BlunderError": 0, "BlunderPer128": 0}},
+        ["test"])
+    result = RoundResult(2, tmp_path, [710, 1510, 1710], {}, played, pd.DataFrame(), None, None)
+    outcome = CalibrationOutcome(full_strength=FullStrength(1720.0, 1788.0, 40.0, "", 180, 50.0,
+                                                            ("sf-elo1800",)),
+                                 rounds=[result], passed=True)
+    curve = {"NPS": 1200000.0, "MoveError": 3.0, "BlunderError": 25.0, "BlunderPer128": 2.0}
+    path = write_final_table(cal, outcome, curve)
+    table = read_elo_table(path)
+    assert list(table.index) == [710, 1510, 1710, 1790]
+    assert table.loc[1790, "NPS"] == FULL_STRENGTH_NPS and table.loc[1790, "MoveError"] == 0
+    assert table.loc[1710, "NPS"] == 1200000 and table.loc[1710, "MoveError"] == 3
+    text = path.read_text()
+    assert "measured and passing the criteria" in text and "keyed at 1790" in text
+    unpinned = write_final_table(replace(cal, pin_top=False), outcome, curve)
+    assert list(read_elo_table(unpinned).index) == [710, 1510, 1710]  # the table as played
+
+
+def test_the_curve_row_the_pinned_top_gives_up_is_the_unpinned_corrections():
+    """`curve_top_row`: the row the correction through every measurement puts at 1710 without
+    the pin (on the way from L1650's 1550 to full strength's 1788, so still erring); None
+    without the pin or without full strength's rating."""
+    from lab.calibration.outcome import CalibrationOutcome, FullStrength
+    from lab.calibration.run import correct_round, curve_top_row
+    from lab.calibration.tables import FULL_STRENGTH_NPS
+
+    cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
+    full = FullStrength(1720.0, 1788.0, 40.0, "", 180, 50.0, ("sf-elo1800",))
+    outcome = CalibrationOutcome(full_strength=full, rounds=two_level_round())
+    row = curve_top_row(cal, outcome)
+    assert row == correct_round(replace(cal, pin_top=False), two_level_round(), full).rows[1710]
+    assert row["NPS"] < FULL_STRENGTH_NPS and row["MoveError"] > 0
+    assert curve_top_row(replace(cal, pin_top=False), outcome) is None
+    assert curve_top_row(cal, CalibrationOutcome(rounds=two_level_round())) is None
 
 
 def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
