@@ -3,8 +3,8 @@
 The pinned level plays full strength's row (the top search effort, no move error, no blunder), so
 it is full strength counted in nodes, and the range's top is what full strength measures on the
 machine the levels play on (stage U), not the level's nominal Elo: final-v5's L1710 measured
-1793 ± 49 after 223 games where the full-strength store it was first judged with, played in
-another session at 32k nodes/s, said 1718 ± 53 (results/calibration/README.md, "The fifth run").
+1772 ± 36 in round 1, against full strength's 1771 ± 53 re-rated beside it, where the store
+copied from another session had said 1718 ± 53 (results/calibration/README.md, "The fifth run").
 So the level is judged against full strength's rating (`level_targets`), and the table a
 calibration ends with keys the pinned row at that rating (`ship_rows`), so that `UCI_Elo` at the
 level's nominal Elo plays the curve's row there, not the top.

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 
 
+def _targets(frame: pd.DataFrame) -> np.ndarray:
+    """A round's x values: its `target` column, else (a frame written before it) `nominal`."""
+    return frame["target" if "target" in frame else "nominal"].to_numpy(float)
+
+
 def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
                        anchors: Sequence[tuple[str, float]],
                        title: str = "Elo calibration") -> Figure:
@@ -36,8 +41,9 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     ax = fig.add_subplot()
     every = pd.concat([frame for _, frame in rounds])
     bounds = every["bound_rating"].dropna().to_numpy(float) if "bound_rating" in every else []
-    values = np.r_[every["nominal"].to_numpy(float), every["measured"].dropna().to_numpy(float),
-                   bounds, [r for _, r in anchors]]
+    targets = np.concatenate([_targets(frame) for _, frame in rounds])
+    values = np.r_[targets, every["measured"].dropna().to_numpy(float), bounds,
+                   [r for _, r in anchors]]
     low, high = float(np.nanmin(values)) - 100, float(np.nanmax(values)) + 100
     ax.plot([low, high], [low, high], color="grey", linestyle="--", linewidth=1, label="y = x")
     if anchors:
@@ -50,7 +56,7 @@ def calibration_figure(rounds: Sequence[tuple[str, pd.DataFrame]],
     for i, (label, frame) in enumerate(rounds):
         colour = COLOURS[i % len(COLOURS)]
         shift = 8 * (i - (len(rounds) - 1) / 2)  # side by side when rounds share levels
-        x = frame["target" if "target" in frame else "nominal"].to_numpy(float) + shift
+        x = _targets(frame) + shift
         y = frame["measured"].to_numpy(float)
         err = frame["halfwidth"].fillna(0).to_numpy(float)
         outside = (frame["extrapolated"].fillna("").astype(str) != "").to_numpy() \
