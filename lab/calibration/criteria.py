@@ -79,18 +79,22 @@ class Verdict:
 
 def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequence[float],
           anchor_range: tuple[float, float], thresholds: Thresholds | None = None,
-          bounds: Sequence[float] | None = None) -> Verdict:
+          bounds: Sequence[float] | None = None,
+          names: Sequence[str] | None = None) -> Verdict:
     """Judge measured levels against the §5 criteria (levels in increasing nominal order).
 
     A level whose measured Elo (or, without one, its bound from `bounds`: a perfect score's
     ceiling or floor) lies outside [lowest anchor − margin, highest anchor + margin] is marked
     extrapolated and judged by nothing; a missing measurement inside the range fails (A). With
-    fewer than two judged levels, (C) and (D) fail.
+    fewer than two judged levels, (C) and (D) fail. `names` label the levels in the details
+    (default: the Elo each is judged against), so a level judged away from its own nominal Elo
+    is still recognisable.
     """
     t = thresholds or Thresholds()
     low, high = anchor_range[0] - t.anchor_margin, anchor_range[1] + t.anchor_margin
     places = list(measured) if bounds is None else [
         m if math.isfinite(m) else b for m, b in zip(measured, bounds, strict=True)]
+    labels = [f"{nom:.0f}" for nom in nominal] if names is None else list(names)
     levels = []
     for nom, mea, hw, place in zip(nominal, measured, halfwidth, places, strict=True):
         where = "below" if place < low else "above" if place > high else ""
@@ -99,8 +103,10 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
                         and abs(level.error) <= t.level_error and hw <= t.level_halfwidth)
         levels.append(level)
     verdict = Verdict(levels)
+    judged_names = [name for name, lv in zip(labels, levels, strict=True)
+                    if not lv.extrapolated and math.isfinite(lv.measured)]
     judged = [lv for lv in levels if not lv.extrapolated and math.isfinite(lv.measured)]
-    failing = [f"{lv.nominal:.0f} ({_error_text(lv)})" for lv in levels
+    failing = [f"{name} ({_error_text(lv)})" for name, lv in zip(labels, levels, strict=True)
                if not lv.extrapolated and not lv.passed]
     verdict.lines.append((
         "A per-level accuracy", not failing and bool(judged),
@@ -133,8 +139,8 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
     ))
     ratios = np.diff(y) / np.diff(x)
     increasing = bool(np.all(np.diff(y) > 0))
-    bad_gaps = [f"{a:.0f}->{b:.0f}: {100 * r:.0f}%"
-                for a, b, r in zip(x[:-1], x[1:], ratios, strict=True)
+    bad_gaps = [f"{a}->{b}: {100 * r:.0f}%"
+                for a, b, r in zip(judged_names[:-1], judged_names[1:], ratios, strict=True)
                 if not t.gap_low <= r <= t.gap_high]
     verdict.lines.append((
         "D monotone, gaps", increasing and not bad_gaps,

@@ -37,6 +37,13 @@ def level_targets(cal: Calibration, levels: Sequence[int],
             for level in levels]
 
 
+def level_names(levels: Sequence[int], targets: Sequence[float]) -> list[str]:
+    """How the criteria name each level: its nominal Elo, and for a level judged against another
+    target (the pinned top) both, "1710 pinned at 1771", so a failing line names the level."""
+    return [f"{level}" if target == level else f"{level} pinned at {target:.0f}"
+            for level, target in zip(levels, targets, strict=True)]
+
+
 def top_key(target: float) -> int:
     """The table row full strength's rating gives the pinned row: the rating to the nearest 10,
     as the engine's declared top is rounded (engine/strength/range.py)."""

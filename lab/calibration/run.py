@@ -56,7 +56,7 @@ from lab.calibration.outcome import (
     extrapolated_targets,
 )
 from lab.calibration.page import write_calibration_page
-from lab.calibration.pinned_top import level_targets, pinned_top_target
+from lab.calibration.pinned_top import level_names, level_targets, pinned_top_target
 from lab.calibration.probe import level_parameters
 from lab.calibration.report import INTERIM_FOLDER, write_report
 from lab.calibration.separation import spread, top
@@ -260,7 +260,8 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         measured["target"] = level_targets(cal, levels, outcome.full_strength)
         verdict = judge(list(measured["target"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
-                        list(measured["bound_rating"]))
+                        list(measured["bound_rating"]),
+                        level_names(levels, list(measured["target"])))
         replicated, agreed = replication(cal, levels, folders,
                                          [lv.extrapolated for lv in verdict.levels])
         for level, same in zip(verdict.levels, agreed, strict=True):

@@ -956,7 +956,7 @@ def test_a_pinned_top_level_is_judged_against_full_strengths_measured_rating():
     from lab.calibration.criteria import judge
     from lab.calibration.full_strength import curve_end
     from lab.calibration.outcome import FullStrength, RoundResult
-    from lab.calibration.pinned_top import level_targets, pinned_top_target
+    from lab.calibration.pinned_top import level_names, level_targets, pinned_top_target
     from lab.calibration.report import level_rows
 
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
@@ -979,6 +979,12 @@ def test_a_pinned_top_level_is_judged_against_full_strengths_measured_rating():
     assert not nominal.lines[0][1] and "failing: 1710 (+83" in nominal.lines[0][2]
     pinned = judge(targets, measured, halfwidth, (600.0, 1900.0))
     assert pinned.lines[0][1] and pinned.max_error == pytest.approx(10.0)
+    names = level_names(levels, targets)
+    assert names[-1] == "1710 pinned at 1790" and names[:2] == ["710", "910"]
+    far = [705.0, 915.0, 1100.0, 1305.0, 1512.0, 1950.0]  # the pinned top 160 above its target
+    named = judge(targets, far, halfwidth, (600.0, 1900.0), names=names)
+    assert named.lines[0][2].endswith("failing: 1710 pinned at 1790 (+160 ± 35)")
+    assert "except 1510->1710 pinned at 1790: 156%" in named.lines[-1][2]
 
     columns = ["NPS", "MoveError", "BlunderError", "BlunderPer128", "mobility"]
     params = {lv: dict.fromkeys(columns, 1.0) for lv in levels}
