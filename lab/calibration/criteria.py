@@ -103,9 +103,8 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
                         and abs(level.error) <= t.level_error and hw <= t.level_halfwidth)
         levels.append(level)
     verdict = Verdict(levels)
-    judged_names = [name for name, lv in zip(labels, levels, strict=True)
-                    if not lv.extrapolated and math.isfinite(lv.measured)]
-    judged = [lv for lv in levels if not lv.extrapolated and math.isfinite(lv.measured)]
+    kept = [i for i, lv in enumerate(levels) if not lv.extrapolated and math.isfinite(lv.measured)]
+    judged = [levels[i] for i in kept]
     failing = [f"{name} ({_error_text(lv)})" for name, lv in zip(labels, levels, strict=True)
                if not lv.extrapolated and not lv.passed]
     verdict.lines.append((
@@ -138,9 +137,10 @@ def judge(nominal: Sequence[float], measured: Sequence[float], halfwidth: Sequen
         f"measured on nominal {verdict.slope:.3f} (accept {t.slope_low:.2f}..{t.slope_high:.2f})",
     ))
     ratios = np.diff(y) / np.diff(x)
+    judged_labels = [labels[i] for i in kept]
     increasing = bool(np.all(np.diff(y) > 0))
     bad_gaps = [f"{a}->{b}: {100 * r:.0f}%"
-                for a, b, r in zip(judged_names[:-1], judged_names[1:], ratios, strict=True)
+                for a, b, r in zip(judged_labels[:-1], judged_labels[1:], ratios, strict=True)
                 if not t.gap_low <= r <= t.gap_high]
     verdict.lines.append((
         "D monotone, gaps", increasing and not bad_gaps,
