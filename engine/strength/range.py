@@ -11,9 +11,9 @@ its calibration placed a level at.
 Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
 range mapped linearly onto the formulas' range, so that each level keeps the share of full
 strength's search effort, knowledge and error its place in MadChess's range gives it. The
-formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1720; the formulas at
+formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1770; the formulas at
 1650 give 693 nodes a move against full strength's about 9000, and at 1250 they played about
-1000 (results/calibration/README.md), while `UCI_Elo 1720` plays unlimited.
+1000 (results/calibration/README.md), while `UCI_Elo 1770` plays unlimited.
 
 Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread, 10+0.1.
 """
@@ -24,25 +24,22 @@ import math
 
 from engine.strength.params import ELO_MAX, ELO_MIN
 
-#: Full strength (no limit) on the declared scale: 1718 +- 53, measured by the second final
-#: calibration's full-strength stage (results/calibration/final-v3/full_strength: 180 games at
-#: 10+0.1, 32.2k nodes/s, against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves
-#: measured at 1626, 1763 and 1925 on the scale), rounded to 10. The first (results/calibration/
-#: final/) measured 1680 +- 54 at 15.1k nodes/s, which was the top until final-v4's first round
-#: measured its top level, the shipped 1650 row, at 1698 +- 50, about full strength: corrected
-#: to 1650, it would leave a jump of about 70 Elo to full strength (about 60 % for full
-#: strength, the edge of criterion T's 40-60 %), so the top moved to the measurement and the
-#: levels to 1700 (results/calibration/README.md, "The fourth run"). Its criterion T then had
-#: full strength score 64.5 % against that 1700 level (100 games): 104 +- 55 Elo head to head
-#: where the anchors place the two 3 apart ("What the ended run says"); the top stays on the
-#: anchors' scale. The top of the range, where the limiter plays at full strength.
-FULL_STRENGTH_ELO = 1720
+#: Full strength (no limit) on the declared scale: 1771 +- 53, measured by the fifth final
+#: calibration's full-strength stage (results/calibration/final-v5/full_strength: 180 games at
+#: 10+0.1, 32.4k nodes/s, against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves
+#: measured at 1626, 1763 and 1925 on the scale), rounded to 10. Earlier runs measured 1680 +- 54
+#: (final/, 15.1k nodes/s) and 1718 +- 53 (final-v3/, 32.2k nodes/s), the top until final-v5's
+#: table was shipped; the three intervals overlap. That table's top row (1710) plays full
+#: strength's search effort by nodes, and its round 3 measured it at 1756 +- 36 against this
+#: rating as target (results/calibration/README.md, "The fifth run"). The top of the range,
+#: where the limiter plays at full strength.
+FULL_STRENGTH_ELO = 1770
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
 #: the lowest `UCI_Elo` the option declares. A table's range starts at its first row instead
-#: (`range_bottom`): the shipped table's at 750, the weakest Elo its calibration placed a row at
+#: (`range_bottom`): the shipped table's at 710, the weakest Elo its calibration placed a row at
 #: (results/calibration/README.md, "The table the engine loads now"), so while it is loaded
-#: 600..749 are refused rather than played as its 750 row.
+#: 600..709 are refused rather than played as its 710 row.
 LADDER_MIN_ELO = 600
 
 #: `UCI_Elo`'s default, inside the range (the value a GUI shows before the user picks one).

@@ -24,15 +24,15 @@ from engine.strength import (
 from tests.engine.conftest import REPO
 
 #: Where the shipped table comes from: the final calibration's round 2 correction, the table its
-#: round 3 measured (final-v4; results/calibration/README.md says which criteria it passes);
-#: round 3's own correction is not played.
-SOURCE = REPO / "results" / "calibration" / "final-v4" / "round2" / "corrected_elo_table.csv"
+#: round 3 (the last) measured (final-v5; results/calibration/README.md says which criteria it
+#: passes); round 3's own correction is not played.
+SOURCE = REPO / "results" / "calibration" / "final-v5" / "round2" / "corrected_elo_table.csv"
 
 
 def test_the_shipped_table_is_the_calibrations():
     assert SHIPPED_TABLE.read_bytes() == SOURCE.read_bytes()
     rows = EloTable.load(str(SHIPPED_TABLE)).rows
-    assert (rows[0].elo, rows[-1].elo) == (750, 1700)  # measured reach, below full strength
+    assert (rows[0].elo, rows[-1].elo) == (710, 1710)  # measured reach; 1710 is full effort
 
 
 def test_the_default_is_the_shipped_table_and_empty_the_formulas():
@@ -41,13 +41,13 @@ def test_the_default_is_the_shipped_table_and_empty_the_formulas():
     strength = StrengthLimiter(Options())
     assert Options()["EloTable"] == CALIBRATED and strength.table.rows == shipped.rows
     strength.set_option("UCI_LimitStrength", "true")
-    strength.set_option("UCI_Elo", "750")
-    assert strength.params.nps == shipped.params_for_elo(750).nps == 6432
+    strength.set_option("UCI_Elo", "710")
+    assert strength.params.nps == shipped.params_for_elo(710).nps == 6066
     strength.set_option("EloTable", "")
     assert strength.table is None
-    assert strength.params.nps == params_for_elo(formula_elo(750)).nps != 6432
+    assert strength.params.nps == params_for_elo(formula_elo(710)).nps != 6066
     strength.set_option("EloTable", CALIBRATED)
-    assert strength.params.nps == 6432
+    assert strength.params.nps == 6066
 
 
 @pytest.mark.slow

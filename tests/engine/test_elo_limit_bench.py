@@ -61,22 +61,22 @@ def formulas() -> LimitProbe:
 
 
 def test_the_probe_reads_the_loaded_tables_range():
-    """With the table the engine loads by default, the range starts at its first row (750), not
+    """With the table the engine loads by default, the range starts at its first row (710), not
     at the 600 the option declares for the formulas, so `--levels` below it are refused."""
     with LimitProbe() as probe:
-        assert probe.elo_range == (750, FULL_STRENGTH_ELO)
-    with pytest.raises(ValueError, match=r"distinct Elos in 750\.\.1719 needed"):
+        assert probe.elo_range == (710, FULL_STRENGTH_ELO)
+    with pytest.raises(ValueError, match=r"distinct Elos in 710\.\.1769 needed"):
         parse_levels("650,900", probe.elo_range)
 
 
 def test_saturation_from_the_engines_dumps():
-    # UCI_Elo 1160 plays the formulas' 1600 (125,500 NPS) and 1159 their 1598 (reference §0).
+    # UCI_Elo 1185 plays the formulas' 1600 (125,500 NPS) and 1184 their 1598 (reference §0).
     with formulas() as probe:
         assert probe.elo_range == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
-        assert probe.nps(1160) == params_for_elo(1600).nps == 125_500
-        assert probe.nps(1159) == params_for_elo(1598).nps < 125_500
-        assert saturation_elo(125_500, probe.nps, probe.elo_range) == 1160
-        assert saturation_elo(125_501, probe.nps, probe.elo_range) == 1161
+        assert probe.nps(1185) == params_for_elo(1600).nps == 125_500
+        assert probe.nps(1184) == params_for_elo(1598).nps < 125_500
+        assert saturation_elo(125_500, probe.nps, probe.elo_range) == 1185
+        assert saturation_elo(125_501, probe.nps, probe.elo_range) == 1186
         assert saturation_elo(2_000_501, probe.nps, probe.elo_range) is None
 
 

@@ -72,13 +72,13 @@ def test_probe_errors_name_the_engine_and_the_problem(stockfish, fake, tmp_path)
 
 def test_an_option_value_the_engine_refuses_is_an_error_naming_it() -> None:
     """Our engine declares UCI_Elo from 600 but refuses 650 while its shipped table (rows from
-    750) is loaded, with an `info string error`: the engine does not start with the 1200 it
+    710) is loaded, with an `info string error`: the engine does not start with the 1200 it
     kept, and the error names the engine and the refusal. The same level with the formulas'
     table empty starts."""
     spec = EngineSpec("L650", list(BUILTIN_ENGINES["tempo"]),
                       options={"UCI_LimitStrength": True, "UCI_Elo": 650})
     with pytest.raises(EngineError, match=r"engine 'L650' refused its options: error: UCI_Elo "
-                       r"650 is outside the range 750\.\.1720 of EloTable <calibrated>"):
+                       r"650 is outside the range 710\.\.1770 of EloTable <calibrated>"):
         probe_engine(spec)
     formulas = dataclasses.replace(spec, options={"EloTable": "", **spec.options})
     assert probe_engine(formulas).protocol == "uci"

@@ -36,15 +36,15 @@ def engine_dumps_its_parameters():
 
 def test_formula_parameters_come_from_the_engine():
     # docs/reference/elo_limit.md §1.2: MadChess 3.2 beta at 1200 and 1600 Elo, which UCI_Elo
-    # 936 and 1160 play (the declared range 600..1720 mapped onto the formulas' 600..2600).
-    params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (936, 1160)})
-    assert [params[936][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+    # 951 and 1185 play (the declared range 600..1770 mapped onto the formulas' 600..2600).
+    params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (951, 1185)})
+    assert [params[951][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [16700, 27, 276, 13]
-    assert [params[1160][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+    assert [params[1185][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [125500, 16, 147, 11]
     # §1.5: knowledge per 128 at 1200 (passed pawns full, king safety 96, mobility 64)
-    assert params[936]["passed_pawns"] == 1.0
-    assert params[936]["king_safety"] == 96 / 128 and params[936]["mobility"] == 64 / 128
+    assert params[951]["passed_pawns"] == 1.0
+    assert params[951]["king_safety"] == 96 / 128 and params[951]["mobility"] == 64 / 128
 
 
 def test_a_written_table_is_what_the_engine_plays(tmp_path):

@@ -336,7 +336,7 @@ TINY_TEMPO = TINY.replace(
 @needs_stockfish
 def test_full_strength_is_rated_against_anchors_and_resumes(tmp_path):
     """Our engine without its limit plays the anchors near its declared top (of the tiny file's
-    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1720), 2 games each, one
+    two, sk3 at 1742: sk0 at 1320 lies outside the 25-75 % window of 1770), 2 games each, one
     fit with the anchors fixed; criterion U judges the declared top against it; run again, the
     stage resumes and replays nothing."""
     from lab.calibration.config import TEMPO_ELO_RANGE
@@ -399,7 +399,7 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..1720"):
+    with pytest.raises(CalibrationError, match="600..1770"):
         load_calibration(write(tmp_path, text))
 
 
@@ -781,7 +781,7 @@ def test_full_strength_flag_rates_anchors_and_full_strength_and_plays_no_level(t
     assert sorted(p.name for p in out.iterdir()) == ["anchors", "anchors.csv", "full_strength"]
     with open_store(out / "full_strength") as store:
         games = store.games()
-    # 2 games per anchor near 1720 (sk3, and sk0 too if the round robin rated it near sk3)
+    # 2 games per anchor near 1770 (sk3, and sk0 too if the round robin rated it near sk3)
     opponents = set(games["white"]) | set(games["black"])
     assert "full" in opponents and len(games) == 2 * (len(opponents) - 1)
     assert main(["calibrate", str(path), "--out", str(out), "--full-strength",
@@ -890,16 +890,17 @@ def test_the_correction_ends_at_full_strength_for_our_engine():
 
 
 def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_strength():
-    """Full strength at 1685 ± 55 against a declared 1720: U accepts it (35 Elo, 1.2 SE), so
-    the engine plays its top as full strength and the curve ends at 1720, which puts the 1710
-    target in the table (ending at 1685 would leave it above the curve, and L1710 out of round
-    2). A measurement U rejects is the curve's end as before."""
+    """Full strength at 1685 ± 55 against a declared 1720 (the top before final-v5; the figures
+    carry their own declared top): U accepts it (35 Elo, 1.2 SE), so the engine plays its top as
+    full strength and the curve ends at 1720, which puts the 1710 target in the table (ending at
+    1685 would leave it above the curve, and L1710 out of round 2). A measurement U rejects is
+    the curve's end as before."""
     from lab.calibration.full_strength import curve_end, curve_end_text, full_strength_line
     from lab.calibration.outcome import FullStrength
     from lab.calibration.run import correct_round
 
     cal = replace(load_calibration(EXPERIMENTS / "calibrate_final.toml"), pin_top=False)
-    assert cal.declared_top == 1720 and cal.thresholds.agreement_se == 2.0
+    assert cal.declared_top == 1770 and cal.thresholds.agreement_se == 2.0
     rounds = two_level_round()
     near = FullStrength(1720.0, 1685.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
     assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1720.0
