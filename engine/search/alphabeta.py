@@ -11,8 +11,10 @@ to the time, the node or the end of the iteration.
 
 Selectivity, each in a function named for what it decides: null-move pruning with
 verification, late move reductions, internal iterative reduction, reverse futility, futility
-and late move pruning, and static exchange evaluation to order captures and to prune losing
-ones in the capture search (docs/reference/search_selectivity.md). The quiescence search is
+and late move pruning, and static exchange evaluation to order captures, to prune losing ones
+in the capture search and, at shallow depth, in the full-width search
+(docs/reference/search_selectivity.md). The capture search answers from and fills the
+transposition table too. The quiescence search is
 Greenblatt's unlimited capture search with stand-pat (Greenblatt et al. 1967: "sequences of
 favorable captures or pawn promotions without a depth or width limit"); mate scores and their
 table adjustment follow CPW "Score". `AlphaBetaSearch` is also the base of the Greenblatt
@@ -82,6 +84,8 @@ SHALLOW_DEPTH = 6
 """Reverse futility, futility and late move pruning up to this remaining depth."""
 IIR_MIN_DEPTH = 4
 """Internal iterative reduction from this remaining depth on."""
+SEE_PRUNE_MARGIN = 100
+"""At a shallow node a capture whose static exchange loses more than this per ply is skipped."""
 
 
 class SearchStopped(Exception):
@@ -110,6 +114,17 @@ def game_keys(board: chess.Board) -> list[int]:
         keys.append(position_key(replay))
         replay.push(move)
     return keys
+
+
+def table_cutoff(entry: int, alpha: int, beta: int, ply: int) -> int | None:
+    """The score of a table entry, made relative to `ply`, when its bound settles the window
+    (exact, a lower bound at or above beta, an upper bound at or below alpha); else None. The
+    caller has checked the entry's depth."""
+    score = from_tt(unpack16(entry >> 16), ply)
+    bound = (entry >> 40) & 3
+    if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+        return score
+    return None
 
 
 def decode_move(code: int) -> chess.Move:
@@ -154,6 +169,14 @@ def late_move_count(depth: int, improving: bool) -> int:
     Pruning"): (3 + depth^2), halved when not improving (docs/reference/search_selectivity.md,
     "Late move pruning")."""
     return (3 + depth * depth) // (1 if improving else 2)
+
+
+def losing_capture_margin(depth: int) -> int:
+    """Static exchange below which a capture at a shallow node is not searched (CPW "Static
+    Exchange Evaluation", SEE pruning): -100 cp per ply, so at depth 1 a knight for a defended
+    pawn is skipped and from depth 6 on only a queen lost for nothing
+    (docs/reference/search_selectivity.md, "SEE")."""
+    return -SEE_PRUNE_MARGIN * depth
 
 
 def internal_iterative_reduction(depth: int, tt_move: chess.Move | None) -> int:
@@ -532,7 +555,10 @@ class AlphaBetaSearch:
         # `board.is_capture` inlined (two calls a move): a victim on the target, or en passant.
         theirs, ep, pawns = board.occupied_co[not board.turn], board.ep_square, board.pawns
         prunes_quiets = (lambda: legal and (futile or quiets_left <= 0)) if shallow else None
-        for move in self.moves(board, tt_move, ply, depth, in_check, prunes_quiets):
+        prunes_capture = ((lambda gain: legal and gain < losing_capture_margin(depth))
+                          if shallow else None)
+        for move in self.moves(board, tt_move, ply, depth, in_check, prunes_quiets,
+                               prunes_capture):
             quiet = not (move.promotion or theirs & SQUARES[move.to_square]
                          or move.to_square == ep and pawns & SQUARES[move.from_square])
             if quiet and legal and (futile or quiets_left <= 0) and not gives_check(board, move):
@@ -598,13 +624,8 @@ class AlphaBetaSearch:
         entry = self.tt.probe(key)
         if entry is not None:
             if not pv_node and (entry >> 32) & 0xFF >= depth:
-                score = from_tt(unpack16(entry >> 16), ply)
-                bound = (entry >> 40) & 3
-                if (
-                    bound == EXACT
-                    or (bound == LOWER and score >= beta)
-                    or (bound == UPPER and score <= alpha)
-                ):
+                score = table_cutoff(entry, alpha, beta, ply)
+                if score is not None:
                     return score, depth, key, None
             if entry & 0xFFFF:
                 tt_move = decode_move(entry & 0xFFFF)
@@ -699,7 +720,8 @@ class AlphaBetaSearch:
         return not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material()
 
     def moves(self, board: chess.Board, tt_move: chess.Move | None, ply: int, depth: int,
-              in_check: bool, prunes_quiets: Callable[[], bool] | None = None):
+              in_check: bool, prunes_quiets: Callable[[], bool] | None = None,
+              prunes_capture: Callable[[int], bool] | None = None):
         """Moves in search order: table move, captures and promotions that do not lose material
         by static exchange (by expected gain), killers, quiet moves (plausibility near the root,
         history below), losing captures.
@@ -708,6 +730,9 @@ class AlphaBetaSearch:
         `prunes_quiets`, asked when the quiet moves are reached, says whether the caller will
         skip every quiet move that gives no check (futility or late move pruning): then only the
         checking ones are scored and yielded, in the order they would have had among all.
+        `prunes_capture`, asked with a losing capture's static exchange when it is reached,
+        says whether the caller skips it (SEE pruning); such a capture is then not yielded
+        unless it gives check (a sacrifice with check may mate).
         """
         if in_check:
             scored = []
@@ -736,7 +761,7 @@ class AlphaBetaSearch:
             if tt_move is not None and move == tt_move:
                 continue
             if gain < 0:
-                losing.append(move)
+                losing.append((gain, move))
             else:
                 yield move
         killers = [k for k in self.killers[ply] if k is not None and k != tt_move]
@@ -767,7 +792,9 @@ class AlphaBetaSearch:
         scored.sort(key=by_key, reverse=True)
         for _, move in scored:
             yield move
-        yield from losing
+        for gain, move in losing:
+            if prunes_capture is None or not prunes_capture(gain) or gives_check(board, move):
+                yield move
 
     def reward_quiet(self, move: chess.Move, ply: int, depth: int) -> None:
         """A quiet move caused a cutoff: make it a killer and raise its history."""
@@ -792,6 +819,18 @@ class AlphaBetaSearch:
             return self.evaluate(board)
         if in_check is None:
             in_check = king_attacked(board, board.turn)
+        if not in_check:
+            stand = self.evaluate(board)
+            if stand >= beta:
+                return stand
+        key = position_key(board)
+        entry = self.tt.probe(key)
+        if entry is not None:
+            score = table_cutoff(entry, alpha, beta, ply)
+            if score is not None:
+                return score
+        old_alpha = alpha
+        best_move = None
         if in_check:
             best = mated_in(ply)
             for move in self.moves(board, None, ply, 0, True):
@@ -800,32 +839,41 @@ class AlphaBetaSearch:
                 board.pop()
                 if score > best:
                     best = score
+                    best_move = move
                     if score > alpha:
                         alpha = score
                         if score >= beta:
                             break
-            return best
-        stand = self.evaluate(board)
-        if stand >= beta:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        best = stand
-        exposed = exposure(board)
-        for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
-            push(board, move)
-            if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
+        else:
+            best = stand
+            if stand > alpha:
+                alpha = stand
+            exposed = exposure(board)
+            for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
+                push(board, move)
+                if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
+                    board.pop()
+                    continue
+                score = -self.quiesce(-beta, -alpha, ply + 1)
                 board.pop()
-                continue
-            score = -self.quiesce(-beta, -alpha, ply + 1)
-            board.pop()
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if score >= beta:
-                        break
+                if score > best:
+                    best = score
+                    best_move = move
+                    if score > alpha:
+                        alpha = score
+                        if score >= beta:
+                            break
+        self.store_capture_search(key, best, old_alpha, beta, ply, best_move)
         return best
+
+    def store_capture_search(self, key: int, best: int, alpha: int, beta: int, ply: int,
+                             move: chess.Move | None) -> None:
+        """Keep a capture search's result in the table at depth 0 (CPW "Transposition Table",
+        in quiescence): a later capture search of the position may answer from it, a full-width
+        node only takes its move. `alpha` is the window's lower end on entry."""
+        bound = LOWER if best >= beta else EXACT if best > alpha else UPPER
+        code = 0 if move is None else encode_move(move.from_square, move.to_square, move.promotion)
+        self.tt.store(key, 0, bound, to_tt(best, ply), code)
 
     # -- limits and output --------------------------------------------------------------------
 

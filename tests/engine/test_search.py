@@ -217,17 +217,19 @@ def test_scoring_every_root_move_costs_far_fewer_nodes_than_a_search_per_line():
     """Each root move searched once costs well under the per-line method, which re-searches the
     rest once per line (its cost grows with the square of the number of moves); compared with
     the per-line method over all moves but one, which is cheaper than over all of them.
-    Depth 3 node counts (deterministic): italian 5661 vs 9895, qgd 11754 vs 18554 (four knights
-    7957 vs 15526, giuoco 12904 vs 18033, left out for time). The tuned evaluation made the
+    Depth 3 node counts (deterministic): italian 5260 vs 8681, qgd 9954 vs 13246 (four knights
+    7544 vs 12759, giuoco 11591 vs 15337, left out for time). The tuned evaluation made the
     per-line re-searches cheaper (italian 14451 and qgd 23262 before), so the pair's ratio went
-    from 0.52 to 0.61; the 48-move Kiwipete (slow suite) shows the quadratic growth: 0.26."""
+    from 0.52 to 0.61, and the capture search's results kept in the table cheaper again (they
+    answer the re-searches' capture searches: 5661 vs 9895 and 11754 vs 18554 before), 0.69
+    (the 48-move Kiwipete in the slow suite: 0.26 before, 0.70 now)."""
     totals = [0, 0]
     for name in ("italian", "qgd"):
         every, per_line = nodes_every_move_and_per_line(name)
-        assert every < 0.7 * per_line, (name, every, per_line)
+        assert every < 0.8 * per_line, (name, every, per_line)
         totals[0] += every
         totals[1] += per_line
-    assert totals[0] < 0.65 * totals[1], totals
+    assert totals[0] < 0.72 * totals[1], totals
 
 
 @pytest.mark.parametrize("name", ["italian", "qgd", "giuoco"])
@@ -237,10 +239,12 @@ def test_a_choice_margin_places_every_move_against_the_floor(name):
     its exact score (searched again with the principal-variation window, as PVS confirms a
     null-window fail high), so the choice sees the eligible moves with their scores. The
     placing costs about one principal-variation line and part of one more for each other move
-    scored exactly. Depth 4 node counts (deterministic): italian 1286, qgd 5943, giuoco 3278
-    against 15431, 40899 and 32145 with every move exact; one line alone costs 1059, 3182 and
-    2031. Other exact lines: italian none, giuoco one (a2a3, within the margin), qgd two (f3e5
-    and d1b3, exact against an older floor: its best changes in the last iteration)."""
+    scored exactly. Depth 4 node counts (deterministic): italian 1164, qgd 4151, giuoco 2934
+    against 14261, 32005 and 29304 with every move exact; one line alone costs 963, 2373 and
+    1781. Other exact lines: italian none, giuoco one (a2a3, within the margin), qgd one (d1b3,
+    exact against an older floor: its best changes in the last iteration). Before the capture
+    search kept its results in the table, which made one line alone cheaper than the placing
+    (qgd 3182 against 5943, with f3e5 exact too), the allowance was 1.4 lines."""
     fen, margin = WIDE[name], 5
     moves = chess.Board(fen).legal_moves.count()
     exact = search_in_process(fen, 4, moves)
@@ -257,7 +261,7 @@ def test_a_choice_margin_places_every_move_against_the_floor(name):
     assert not any(line.bound for line in exact.lines)
     assert bounded.nodes < 0.2 * exact.nodes, (bounded.nodes, exact.nodes)
     others = sum(line.bound is None for line in bounded.lines[1:])
-    assert bounded.nodes < (1.4 + 0.3 * others) * one_line.nodes, (bounded.nodes, one_line.nodes)
+    assert bounded.nodes < (1.5 + 0.3 * others) * one_line.nodes, (bounded.nodes, one_line.nodes)
 
 
 def test_a_move_that_passes_the_floor_is_scored_exactly():
@@ -279,12 +283,13 @@ def test_a_move_that_passes_the_floor_is_scored_exactly():
         assert all(line.bound in (None, "upperbound") for line in result.lines)
 
 
-@pytest.mark.parametrize("budget", [3800, 3900])
+@pytest.mark.parametrize("budget", [3000, 3100])
 def test_a_search_stopped_within_an_iteration_chooses_among_the_moves_it_placed(budget):
     """A node budget that ends depth 5 of the four knights within its iteration (complete at
-    4050 nodes): depth 4 scores b1c3 -10, the stopped iteration scored it first at 44 (as the
-    complete depth 5 does), so the lines are the stopped iteration's (the moves it placed, b1c3
-    first at 44), not depth 4's, as a stopped PVS plays from its own iteration."""
+    3186 nodes; 4050 before the capture search kept its results in the table): depth 4 scores
+    b1c3 -10, the stopped iteration scored it first at 44 (as the complete depth 5 does), so the
+    lines are the stopped iteration's (the moves it placed, b1c3 first at 44), not depth 4's, as
+    a stopped PVS plays from its own iteration."""
     fen, margin = WIDE["four_knights"], 5
     moves = chess.Board(fen).legal_moves.count()
     depth4 = search_in_process(fen, 4, moves, choice_margin=margin)
@@ -316,6 +321,9 @@ def test_a_choice_margin_keeps_mate_scores_exact():
 
 @pytest.mark.slow
 def test_scoring_every_root_move_of_a_48_move_position():
-    """Kiwipete, 48 moves, depth 3: 54228 nodes against 210634 for the per-line method."""
+    """Kiwipete, 48 moves, depth 3: 29011 nodes against 41557 for the per-line method. Before
+    the capture search kept its results in the table it was 54228 against 210634: the per-line
+    method's cost grew with the square of the number of moves, because each line searched the
+    rest again; now those searches answer mostly from the table."""
     every, per_line = nodes_every_move_and_per_line("kiwipete")
-    assert every < 0.3 * per_line, (every, per_line)
+    assert every < 0.8 * per_line, (every, per_line)
