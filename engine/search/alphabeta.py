@@ -831,38 +831,27 @@ class AlphaBetaSearch:
                 return score
         old_alpha = alpha
         best_move = None
-        if in_check:
-            best = mated_in(ply)
-            for move in self.moves(board, None, ply, 0, True):
-                push(board, move)
-                score = -self.quiesce(-beta, -alpha, ply + 1)
-                board.pop()
-                if score > best:
-                    best = score
-                    best_move = move
-                    if score > alpha:
-                        alpha = score
-                        if score >= beta:
-                            break
+        if in_check:  # every evasion, generated legal
+            best, exposed = mated_in(ply), 0
+            moves = self.moves(board, None, ply, 0, True)
         else:
-            best = stand
-            if stand > alpha:
-                alpha = stand
-            exposed = exposure(board)
-            for move in self.captures.search_moves(board, alpha - stand - DELTA_MARGIN):
-                push(board, move)
-                if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
-                    board.pop()
-                    continue
-                score = -self.quiesce(-beta, -alpha, ply + 1)
+            best, exposed = stand, exposure(board)
+            alpha = max(alpha, stand)
+            moves = self.captures.search_moves(board, alpha - stand - DELTA_MARGIN)
+        for move in moves:
+            push(board, move)
+            if exposed & SQUARES[move.from_square] and king_attacked(board, not board.turn):
                 board.pop()
-                if score > best:
-                    best = score
-                    best_move = move
-                    if score > alpha:
-                        alpha = score
-                        if score >= beta:
-                            break
+                continue
+            score = -self.quiesce(-beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
         self.store_capture_search(key, best, old_alpha, beta, ply, best_move)
         return best
 
