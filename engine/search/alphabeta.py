@@ -13,12 +13,11 @@ Selectivity, each in a function named for what it decides: null-move pruning wit
 verification, late move reductions, internal iterative reduction, reverse futility, futility
 and late move pruning, and static exchange evaluation to order captures, to prune losing ones
 in the capture search and, at shallow depth, in the full-width search
-(docs/reference/search_selectivity.md). The capture search answers from and fills the
-transposition table too. The quiescence search is
-Greenblatt's unlimited capture search with stand-pat (Greenblatt et al. 1967: "sequences of
-favorable captures or pawn promotions without a depth or width limit"); mate scores and their
-table adjustment follow CPW "Score". `AlphaBetaSearch` is also the base of the Greenblatt
-mode, which replaces the move selection of interior nodes.
+(docs/reference/search_selectivity.md). The quiescence search, which answers from and fills
+the transposition table too, is Greenblatt's unlimited capture search with stand-pat
+(Greenblatt et al. 1967: "sequences of favorable captures or pawn promotions without a depth or
+width limit"); mate scores and their table adjustment follow CPW "Score". `AlphaBetaSearch` is
+also the base of the Greenblatt mode, which replaces the move selection of interior nodes.
 """
 
 from __future__ import annotations
@@ -425,9 +424,7 @@ class AlphaBetaSearch:
                     if score >= beta:
                         break
         self.keys.pop()
-        bound = LOWER if best >= beta else EXACT if best > old_alpha else UPPER
-        move_code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
-        self.tt.store(key, depth, bound, to_tt(best, 0), move_code)
+        self.store_result(key, depth, best, old_alpha, beta, 0, best_move)
         return best, best_move, best_pv
 
     def score_every_root_move(self, depth: int) -> list[RootLine]:
@@ -596,9 +593,7 @@ class AlphaBetaSearch:
         keys.pop()
         if not legal:
             return mated_in(ply) if in_check else self.draw[board.turn]
-        bound = LOWER if best >= beta else EXACT if best > old_alpha else UPPER
-        code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
-        self.tt.store(key, depth, bound, to_tt(best, ply), code)
+        self.store_result(key, depth, best, old_alpha, beta, ply, best_move)
         return best
 
     def enter_node(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int,
@@ -852,17 +847,18 @@ class AlphaBetaSearch:
                     alpha = score
                     if score >= beta:
                         break
-        self.store_capture_search(key, best, old_alpha, beta, ply, best_move)
+        self.store_result(key, 0, best, old_alpha, beta, ply, best_move)
         return best
 
-    def store_capture_search(self, key: int, best: int, alpha: int, beta: int, ply: int,
-                             move: chess.Move | None) -> None:
-        """Keep a capture search's result in the table at depth 0 (CPW "Transposition Table",
-        in quiescence): a later capture search of the position may answer from it, a full-width
-        node only takes its move. `alpha` is the window's lower end on entry."""
+    def store_result(self, key: int, depth: int, best: int, alpha: int, beta: int, ply: int,
+                     move: chess.Move | None) -> None:
+        """Keep a node's result in the table with its bound: `alpha` and `beta` are its window
+        on entry, `move` its best (None when a capture search stood pat). A capture search
+        stores at depth 0 (CPW "Transposition Table", in quiescence): a later capture search of
+        the position may answer from it, a full-width node only takes its move."""
         bound = LOWER if best >= beta else EXACT if best > alpha else UPPER
         code = 0 if move is None else encode_move(move.from_square, move.to_square, move.promotion)
-        self.tt.store(key, 0, bound, to_tt(best, ply), code)
+        self.tt.store(key, depth, bound, to_tt(best, ply), code)
 
     # -- limits and output --------------------------------------------------------------------
 

@@ -27,14 +27,13 @@ from engine.ordering import (
     lands_en_prise,
     plausibility,
 )
-from engine.score import INFINITE, MATE_BOUND, mated_in, to_tt
+from engine.score import INFINITE, MATE_BOUND, mated_in
 from engine.search.alphabeta import (
     MAX_PLY,
     AlphaBetaSearch,
     position_key,
 )
 from engine.search.context import SearchContext, SearchResult
-from engine.tt import EXACT, LOWER, UPPER, encode_move
 
 WIDTHS = (15, 15, 9, 9, 7)
 """Basic width per ply from the root (Greenblatt's tournament setting); 7 from the fifth on."""
@@ -236,9 +235,7 @@ class GreenblattSearch(AlphaBetaSearch):
                     if score >= beta:
                         break
         keys.pop()
-        bound = LOWER if best >= beta else EXACT if best > old_alpha else UPPER
-        code = encode_move(best_move.from_square, best_move.to_square, best_move.promotion)
-        self.tt.store(key, depth, bound, to_tt(best, ply), code)
+        self.store_result(key, depth, best, old_alpha, beta, ply, best_move)
         return best
 
 
