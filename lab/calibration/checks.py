@@ -101,8 +101,7 @@ def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]
             row = h2h.loc[key]
             pairs.append((f"{key[0]}-{key[1]}", rated[low], rated[high],
                           float(row["score"]) / 100.0, int(row["games"])))
-    return transitivity_line(pairs, cal.thresholds.agreement_se,
-                             fitted=cal.head_to_head == "fitted")
+    return transitivity_line(pairs, cal.thresholds.agreement_se, cal.head_to_head)
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,10 @@
     [openings]                         # as in an experiment; order is random per stage
     [adjudication]                     # as in an experiment (no resign at low levels, §5.2)
     [criteria]                         # lab.calibration.criteria.Thresholds fields, and
-    head_to_head = "anchors"           # E's scale: the anchors' ("anchors") or one fitted to
-                                       # the ladder's pairs ("fitted"; criteria.transitivity_line)
+    head_to_head = "anchors"           # E's scale: the anchors' ("anchors"), one fitted to the
+                                       # ladder's pairs ("fitted") or the anchors' as a floor
+                                       # ("floor": only a pair below it fails;
+                                       # criteria.transitivity_line)
 
 Our engine (`builtin = "tempo"`) is calibrated through its Elo table: each level plays with
 `UCI_LimitStrength`, `UCI_Elo` = level and `EloTable` (empty in round 1 without `table`: the
@@ -93,7 +95,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lab.calibration.criteria import Thresholds
+from lab.calibration.criteria import HEAD_TO_HEAD, Thresholds
 from lab.experiment import BUILTIN_ENGINES, Experiment, ExperimentError, load_book_for
 from lab.experiment_file import parse_experiment
 from lab.toml_table import TomlTable, read_toml
@@ -102,10 +104,6 @@ from lab.toml_table import TomlTable, read_toml
 #: FULL_STRENGTH_ELO; lab does not import engine, a test keeps the two equal): its levels and
 #: the corrected table's rows must lie in it, since the engine refuses any other UCI_Elo.
 TEMPO_ELO_RANGE = (600, 1770)
-#: The scales criterion E may judge head-to-head scores at (`[criteria] head_to_head`).
-HEAD_TO_HEAD = ("anchors", "fitted")
-
-
 class CalibrationError(ValueError):
     """A calibration that cannot run; the message names the file and the key."""
 

@@ -278,8 +278,13 @@ def head_to_head_scale(pairs: Sequence[tuple[str, Measurement, Measurement, floa
     return scale, 1.0 / math.sqrt(info)
 
 
+#: The scales criterion E may judge head-to-head scores at (`[criteria] head_to_head`;
+#: `transitivity_line` tells each).
+HEAD_TO_HEAD = ("anchors", "fitted", "floor")
+
+
 def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]],
-                      k: float = 2.0, fitted: bool = False) -> tuple[str, bool, str]:
+                      k: float = 2.0, scale_mode: str = "anchors") -> tuple[str, bool, str]:
     """(E): for each adjacent pair (name, weaker's and stronger's ratings from anchor games only,
     the stronger's score fraction against the weaker, games), the observed score lies within
     `family_se(k, pairs)` standard errors of the logistic prediction 1/(1 + 10^(−sΔ/400)), the
@@ -287,11 +292,19 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
     binomial one at the predicted score, the hypothesis tested (a score test): at the observed
     one, a 39-1 score would claim a 2.5-point error where 74 % is predicted, against 6.9.
 
-    s is 1 (the anchors' scale) unless `fitted`: then s is `head_to_head_scale` of the pairs,
-    which must be positive by `k` standard errors (the stronger levels win head to head), and
-    each pair is judged against the others through it; at least `MIN_SCALED_PAIRS` pairs."""
+    `scale_mode` "anchors": s is 1, the anchors' scale. "fitted": s is `head_to_head_scale` of
+    the pairs, which must be positive by `k` standard errors (the stronger levels win head to
+    head), and each pair is judged against the others through it; at least `MIN_SCALED_PAIRS`
+    pairs. "floor": s is 1 and only a pair scoring below its prediction fails, so a stronger
+    level must beat the weaker at least by the anchors' gap (a ladder that does not separate
+    fails), while levels that play each other further apart than the anchors place them (the
+    self-play spread of levels of one engine) pass with their figure shown."""
+    if scale_mode not in HEAD_TO_HEAD:
+        raise ValueError(f"scale_mode must be one of {', '.join(HEAD_TO_HEAD)}, got "
+                         f"{scale_mode!r}")
     if not pairs:
         return "E transitivity", False, "no adjacent levels played each other"
+    fitted = scale_mode == "fitted"
     k_one, k = k, family_se(k, len(pairs))
     scale, scale_se, preface = 1.0, 0.0, ""
     if fitted:
@@ -314,13 +327,16 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
         slope = scale * math.log(10) / 400.0 * predicted * (1.0 - predicted)
         rating_se = slope * math.hypot(weak.se, strong.se) if math.isfinite(diff) else math.inf
         se = math.hypot(score_se(predicted, games), rating_se)
-        ok = math.isfinite(predicted) and abs(score - predicted) <= k * se
+        shortfall = predicted - score if scale_mode == "floor" else abs(score - predicted)
+        ok = math.isfinite(predicted) and shortfall <= k * se
         (passing if ok else failing).append(
             f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
             f"({(score - predicted) / se:+.1f} SE, {games} games)")
+    tolerance = _family_text(k_one, k, len(pairs), "pairs")
+    bound = (f"no lower than {tolerance} below" if scale_mode == "floor"
+             else f"within {tolerance} of")
     return ("E transitivity", not failing,
-            preface + f"adjacent levels' scores within "
-            f"{_family_text(k_one, k, len(pairs), 'pairs')} of their ratings' prediction"
+            preface + f"adjacent levels' scores {bound} their ratings' prediction"
             + (" at that scale" if fitted else "") + "; " + _listing(failing, passing))
 
 

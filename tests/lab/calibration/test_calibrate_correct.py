@@ -282,25 +282,48 @@ def test_transitivity_at_a_fitted_head_to_head_scale():
               for lo, score in ((700, 0.90), (900, 0.925), (1100, 0.875), (1300, 0.90))]
     anchors = transitivity_line(spread)
     assert not anchors[1] and "vs 76.0 % predicted" in anchors[2]  # at s = 1, 76 %
-    name, ok, detail = transitivity_line(spread, fitted=True)
+    name, ok, detail = transitivity_line(spread, scale_mode="fitted")
     assert ok and detail.startswith("head to head 1.9") and "at that scale" in detail
     assert "L1100-L900: 92.5 % vs 90." in detail
     # one pair that plays at the anchors' scale while the rest spread twice as wide fails
     odd = spread + [("L1700-L1500", m(1500, 20), m(1700, 20), 0.5, 100)]
-    name, ok, detail = transitivity_line(odd, fitted=True)
+    name, ok, detail = transitivity_line(odd, scale_mode="fitted")
     assert not ok and "failing: L1700-L1500: 50.0 %" in detail
     # the stronger levels must win head to head: a scale not above 0 fails
     even = [(f"L{lo + 200}-L{lo}", m(lo, 30), m(lo + 200, 30), 0.5, 40) for lo in (700, 900, 1100)]
-    name, ok, detail = transitivity_line(even, fitted=True)
+    name, ok, detail = transitivity_line(even, scale_mode="fitted")
     assert not ok and "scale 0.00 not above 0 by 2 SE" in detail
     # too few pairs to fit a scale; every game won gives no finite scale
-    assert "needs 3" in transitivity_line(spread[:2], fitted=True)[2]
+    assert "needs 3" in transitivity_line(spread[:2], scale_mode="fitted")[2]
     sweep = [(name, w, s, 1.0, g) for name, w, s, _, g in spread]
-    assert not transitivity_line(sweep, fitted=True)[1]
+    assert not transitivity_line(sweep, scale_mode="fitted")[1]
     assert head_to_head_scale(sweep)[0] == math.inf
     lost = [(name, w, s, 0.0, g) for name, w, s, _, g in spread]  # far from any logistic's
     assert head_to_head_scale(lost)[0] == -math.inf  # reach, without overflow
-    assert not transitivity_line(lost, fitted=True)[1]
+    assert not transitivity_line(lost, scale_mode="fitted")[1]
+
+
+def test_transitivity_with_the_anchors_scale_as_a_floor():
+    """E with `floor`: a pair fails only when the stronger level scores below the anchors'
+    prediction, so a ladder that plays itself further apart passes and one that does not
+    separate still fails, at the same tolerance as the two-sided test."""
+    from lab.calibration.criteria import Measurement, transitivity_line
+
+    m = Measurement
+    # final-v5's upper pairs, 200 apart, scored 95.0 and 97.5 % in 40 games where 76.0 % was
+    # predicted: +2.8 and +3.2 SE, beyond the two-sided 2.28 SE for two pairs, not below
+    upper = [("L1510-L1310", m(1310, 0), m(1510, 0), 0.95, 40),
+             ("L1710-L1510", m(1510, 0), m(1710, 0), 0.975, 40)]
+    assert not transitivity_line(upper)[1]
+    name, ok, detail = transitivity_line(upper, scale_mode="floor")
+    assert ok and "95.0 % vs 76.0 % predicted (+2.8 SE, 40 games)" in detail
+    assert "no lower than 2.28 SE" in detail and "below their ratings' prediction" in detail
+    # a pair that does not separate fails as it does two-sided: 55 % where 76 % is predicted
+    flat = upper + [("L1910-L1710", m(1710, 0), m(1910, 0), 0.55, 400)]
+    name, ok, detail = transitivity_line(flat, scale_mode="floor")
+    assert not ok and "failing: L1910-L1710: 55.0 % vs 76.0 % predicted" in detail
+    with pytest.raises(ValueError, match="scale_mode must be one of anchors, fitted, floor"):
+        transitivity_line(upper, scale_mode="wide")
 
 
 def test_a_family_of_checks_is_held_to_one_checks_false_alarm_rate():
