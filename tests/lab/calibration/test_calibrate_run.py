@@ -105,7 +105,7 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
     (("passes = 1", "passes = 1\npin_top = true"), r"\[levels\]: 'pin_top'.*our engine only"),
     (("[levels]", '[criteria]\nhead_to_head = "self"\n[levels]'),
-     r"\[criteria\]: 'head_to_head' must be one of anchors, fitted, got 'self'"),
+     r"\[criteria\]: 'head_to_head' must be one of anchors, fitted, floor, got 'self'"),
     (("[engine]", '[engine]\ntable = "t.csv"'), "applies to our engine only"),
     (("[levels]", "[anchor_round_robin]\ngames = 3\n[levels]"), "'games' must be even"),
     (("[levels]", '[anchor_round_robin]\ngames = 2\npin = "sf"\n[levels]'),
@@ -830,10 +830,10 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
 
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
     """Without a table round 1 plays the formulas (`EloTable` empty) whatever table the engine
-    loads by default, so a calibration reproduces from a clean clone; with one (the fifth final
-    calibration starts from final-v4's round 3 correction with a bottom row from final-v3's
-    table and full strength's effort as its top row, a file round 1's stores hold with its
-    SHA-256) round 1 names it, and later rounds name their corrected table."""
+    loads by default, so a calibration reproduces from a clean clone; with one (the sixth final
+    calibration starts from the table the engine loads, final-v5's round 3 measurement, whose
+    top row is full strength's effort; a file round 1's stores hold with its SHA-256) round 1
+    names it, and later rounds name their corrected table."""
     cal = load_calibration(EXPERIMENTS / "calibrate_final.toml")
     assert cal.uses_table
     assert cal.level_options(1250) == {"TimeManager": "smooth", "Hash": 16,
@@ -841,15 +841,16 @@ def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
                                        "EloTable": ""}
     assert cal.level_options(1250, table=Path("c.csv"))["EloTable"] == "c.csv"
     calibrations = EXPERIMENTS.parent / "results" / "calibration"
-    assert cal.table == calibrations / "final-v5" / "start" / "elo_table.csv"
+    assert cal.table == calibrations / "final-v6" / "start" / "elo_table.csv"
     start = read_elo_table(cal.table)
-    assert list(start.index) == [710, *range(750, 1701, 50), 1710]
-    v4 = read_elo_table(calibrations / "final-v4" / "elo_table.csv")
-    pd.testing.assert_frame_equal(start.loc[750:1700], v4)
-    v3 = read_elo_table(calibrations / "final-v4" / "start" / "elo_table.csv")
-    assert list(start.loc[710]) == list(v3.loc[700])  # measured at 723.5 ± 35.9 as L700
+    assert list(start.index) == list(range(710, 1711, 50))
+    shipped = EXPERIMENTS.parent / "engine" / "strength" / "elo_table.csv"
+    pd.testing.assert_frame_equal(start, read_elo_table(shipped))
+    v5 = read_elo_table(calibrations / "final-v5" / "round2" / "corrected_elo_table.csv")
+    pd.testing.assert_frame_equal(start, v5)  # round 3 of final-v5 measured it
     assert list(start.loc[1710]) == [2000500, 0, 0, 0] + [1.0] * 9  # full strength's effort
-    assert cal.levels == [710, 910, 1110, 1310, 1510, 1710] and cal.head_to_head == "fitted"
+    assert cal.levels == [710, 910, 1110, 1310, 1510, 1710] and cal.head_to_head == "floor"
+    assert cal.ladder_games == 200 and cal.pin_top
 
 
 def two_level_round():
