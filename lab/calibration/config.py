@@ -104,6 +104,8 @@ from lab.toml_table import TomlTable, read_toml
 #: FULL_STRENGTH_ELO; lab does not import engine, a test keeps the two equal): its levels and
 #: the corrected table's rows must lie in it, since the engine refuses any other UCI_Elo.
 TEMPO_ELO_RANGE = (600, 1770)
+
+
 class CalibrationError(ValueError):
     """A calibration that cannot run; the message names the file and the key."""
 
