@@ -22,7 +22,7 @@ from lab.calibration.full_strength import rating_text
 from lab.calibration.opponents import INTRO, beyond_text, opponent_rows
 from lab.calibration.outcome import CalibrationOutcome, FullStrength, RoundResult
 from lab.calibration.plot import calibration_figure
-from lab.calibration.report import level_rows, round_label, round_opponents
+from lab.calibration.report import level_rows, round_label, round_opponents, table_played_text
 from lab.calibration.speeds import SPEED_INTRO, changed_text, speed_rows
 from lab.export import write_atomically
 from lab.machine import machine
@@ -90,8 +90,7 @@ def round_section(cal: Calibration, result: RoundResult) -> str:
         [[Markup(f"<span class='{'pass' if ok else 'fail'}'>{'PASS' if ok else 'FAIL'}</span>"),
           name, detail] for name, ok, detail in verdict.lines])
     overall = "pass" if verdict.passed else "fail"
-    played = result.table_played or "the engine's built-in levels"
-    body = (f"<p>Levels played with {escape(str(played))}.</p>"
+    body = (f"<p>Levels played with {escape(table_played_text(result.table_played))}.</p>"
             + table(head, rows, numeric_from=1, numeric_to=len(head) - 1)
             + f"<p>{escape(figures)} Overall: <span class='{overall}'>"
               f"{overall.upper()}</span>.</p>" + criteria)

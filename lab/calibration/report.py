@@ -63,6 +63,15 @@ def round_label(result: RoundResult) -> str:
     return f"round {result.number} (after correction {result.number - 1})"
 
 
+def table_played_text(played: Path | None) -> str:
+    """The table a round's levels played with, as a path relative to the working directory
+    when it lies under it (a report must not carry the machine's checkout path)."""
+    if played is None:
+        return "the engine's built-in levels"
+    cwd = Path.cwd()
+    return str(played.relative_to(cwd)) if played.is_relative_to(cwd) else str(played)
+
+
 def level_rows(cal: Calibration, result: RoundResult) -> tuple[list[str], list[list[str]]]:
     """The round's level table: its headings and one row of text per level (the report's table
     and the calibration page's). The error is against the level's target: its nominal Elo, or
@@ -216,8 +225,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         lines += full_strength_lines(cal, outcome.full_strength)
     for result in outcome.rounds:
         lines += [f"## {round_label(result)}", ""]
-        played = result.table_played
-        lines.append(f"Levels played with: {played if played else 'the engine built-in levels'}.")
+        lines.append(f"Levels played with: {table_played_text(result.table_played)}.")
         lines += [""] + _level_table(cal, result) + [""]
         verdict = result.verdict
         lines.append(f"Bias {_num(verdict.bias, '+.1f')}, RMS error {_num(verdict.rms, '.1f')}, "

@@ -1074,6 +1074,19 @@ def test_the_curve_row_the_pinned_top_gives_up_is_the_unpinned_corrections():
     assert curve_top_row(cal, CalibrationOutcome(rounds=two_level_round())) is None
 
 
+def test_the_report_names_the_table_played_relative_to_the_checkout(tmp_path, monkeypatch):
+    """A committed report names the start table as the repository does, not by the path of the
+    checkout it was written in; a table outside the working directory keeps its full path."""
+    from lab.calibration.report import table_played_text
+
+    monkeypatch.chdir(tmp_path)
+    inside = (tmp_path / "final" / "start" / "elo_table.csv").resolve()
+    assert table_played_text(inside) == str(Path("final", "start", "elo_table.csv"))
+    outside = tmp_path.parent.resolve() / "elsewhere.csv"
+    assert table_played_text(outside) == str(outside)
+    assert table_played_text(None) == "the engine's built-in levels"
+
+
 def test_round_two_probes_our_engine_playing_the_corrected_table(tmp_path):
     """From round 2 our engine's levels play the previous round's corrected table: the levels
     it covers are measured, each with the parameters the engine itself reads from that table
