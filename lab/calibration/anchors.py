@@ -2,9 +2,8 @@
 
 Pure arithmetic on ratings. At extreme scores the information per game collapses (§5: the SE at
 90 % is about 1.9 times that at 50 %), so a level plays only anchors within the score window of
-its current estimate. Levels with none rely on the ladder (adjacent levels play each other); if no
-level has any, the level closest to an anchor plays it, so the ladder is tied to the anchors.
-Without a ladder every level plays at least its nearest anchor. "§5" is §5 of
+its current estimate; a level with none plays its nearest anchor, since levels are placed by their
+anchor games alone (`lab.calibration.measure`). "§5" is §5 of
 docs/reference/elo_limit.md (the suggested acceptance test for an Elo-calibration lab).
 """
 
@@ -44,25 +43,14 @@ def nearest_anchor(estimate: float, anchors: Mapping[str, float]) -> str:
 
 
 def choose_anchors(estimates: Sequence[float], anchors: Mapping[str, float], low: float = 0.25,
-                   high: float = 0.75, most: int = 3, ladder: bool = True) -> list[list[str]]:
-    """For each level (by its estimate), the anchors it plays.
-
-    With a ladder, levels with no anchor in the score window get none (the ladder ties them in),
-    except that if no level has any, the level nearest to an anchor plays that anchor. Without
-    a ladder such a level plays its nearest anchor, so that every level is rated.
+                   high: float = 0.75, most: int = 3) -> list[list[str]]:
+    """For each level (by its estimate), the anchors it plays: those in the score window, or
+    its nearest one, so that every level is placed by anchor games (`lab.calibration.measure`).
     """
     if not anchors:
         raise ValueError("a calibration needs at least one anchor")
-    chosen = [anchors_for(e, anchors, low, high, most) for e in estimates]
-    if not ladder:
-        return [c or [nearest_anchor(e, anchors)] for c, e in zip(chosen, estimates, strict=True)]
-    if estimates and not any(chosen):
-        def distance(i: int) -> float:
-            return abs(estimates[i] - anchors[nearest_anchor(estimates[i], anchors)])
-
-        level = min(range(len(estimates)), key=distance)
-        chosen[level] = [nearest_anchor(estimates[level], anchors)]
-    return chosen
+    return [anchors_for(e, anchors, low, high, most) or [nearest_anchor(e, anchors)]
+            for e in estimates]
 
 
 def performance(scores: Sequence[tuple[float, float, int]], clip: float = 0.05) -> float:

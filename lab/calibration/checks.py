@@ -1,10 +1,10 @@
 """The criteria that need more than one fit (issue #18): replication (R), transitivity (E) and
 robustness (F), each turned into a verdict line by `criteria`.
 
-* R: a level's games split into two independent halves (odd and even schedule rounds,
+* R: a level's anchor games split into two independent halves (odd and even schedule rounds,
   `measure.split_halves`), each fitted with the anchors fixed: its two measurements must agree.
-* E: the levels rated from their anchor games alone predict each adjacent pair's head-to-head
-  score; the ladder games between them must match it.
+* E: the levels as placed (by their anchor games alone) predict each adjacent pair's
+  head-to-head score; the ladder games between them must match it.
 * F: some levels measured again at other time controls, with another `Seed` and under another
   machine load, against the anchors their measurement says they score 25-75 % against, in
   stages of their own under `<out>/round<N>/robustness/` (resumable like every stage). The load
@@ -38,6 +38,7 @@ from lab.calibration.criteria import (
     transitivity_line,
 )
 from lab.calibration.measure import (
+    anchor_stages,
     decided_games,
     fit_folders,
     play_stage,
@@ -74,10 +75,11 @@ def level_measurements(cal: Calibration, games: pd.DataFrame,
 
 def replication(cal: Calibration, levels: list[int], folders: list[Path],
                 extrapolated: list[str]) -> tuple[tuple[str, bool, str], list[bool]]:
-    """(R) from the two halves of the round's games: the verdict line over the levels not
+    """(R) from the two halves of the round's anchor games: the verdict line over the levels not
     `extrapolated` (criterion G: those are judged by nothing), and per level whether its two
     measurements agree (a level that does not, does not count; an extrapolated one is True)."""
-    first, second = (level_measurements(cal, half, levels) for half in split_halves(folders))
+    first, second = (level_measurements(cal, half, levels)
+                     for half in split_halves(anchor_stages(folders)))
     k = cal.thresholds.agreement_se
     agreed = [bool(out) or agree(a, b, k)
               for a, b, out in zip(first, second, extrapolated, strict=True)]
@@ -89,11 +91,12 @@ def replication(cal: Calibration, levels: list[int], folders: list[Path],
 
 def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]
                  ) -> tuple[str, bool, str]:
-    """(E) from the anchor-only fit and the ladder's head-to-head scores."""
-    anchor_games = decided_games([f for f in folders if "ladder" not in f.parts])
+    """(E) from the levels' placement (their anchor games) and the ladder's head-to-head
+    scores (`result.with_ladder`: no pair without a ladder)."""
+    anchor_games = decided_games(anchor_stages(folders))
     rated = dict(zip(result.levels, level_measurements(cal, anchor_games, result.levels),
                      strict=True))
-    h2h = result.ratings.head_to_head.set_index(["player", "opponent"])
+    h2h = result.ladder_scores()
     pairs = []
     for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
         key = (cal.level_name(high), cal.level_name(low))
@@ -150,7 +153,7 @@ def robustness(cal: Calibration, result: RoundResult, level_tables: dict[int, di
         for level in levels:
             base = float(measured.loc[level, "measured"])
             opponents = choose_anchors([base], cal.opponent_ratings, *cal.score_window,
-                                       cal.max_anchors, ladder=False)[0]
+                                       cal.max_anchors)[0]
             table = dict(level_tables[level])
             if variant.seed is not None:
                 table["options"] = dict(table.get("options", {}), Seed=variant.seed)

@@ -323,12 +323,16 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
                        "not win head to head")
     for name, weak, strong, score, games in pairs:
         diff = strong.elo - weak.elo
+        if not math.isfinite(diff):
+            failing.append(f"{name}: {100 * score:.1f} %, no prediction (a level without a "
+                           f"rating), {games} games")
+            continue
         predicted = 1.0 / (1.0 + 10.0 ** (-scale * diff / 400.0))
         slope = scale * math.log(10) / 400.0 * predicted * (1.0 - predicted)
-        rating_se = slope * math.hypot(weak.se, strong.se) if math.isfinite(diff) else math.inf
+        rating_se = slope * math.hypot(weak.se, strong.se)
         se = math.hypot(score_se(predicted, games), rating_se)
         shortfall = predicted - score if scale_mode == "floor" else abs(score - predicted)
-        ok = math.isfinite(predicted) and shortfall <= k * se
+        ok = shortfall <= k * se
         (passing if ok else failing).append(
             f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
             f"({(score - predicted) / se:+.1f} SE, {games} games)")

@@ -2,10 +2,17 @@
 
 Each stage is an ordinary experiment (`lab.runner.run_experiment`) in its own folder, so an
 interrupted round resumes like a gauntlet. Pass 1 plays each level against the anchors its
-nominal Elo should score 25–75 % against (and adjacent levels against each other, the ladder);
-a fit of pass 1 re-chooses each level's anchors for pass 2. All games of the round are fitted with
-the anchors fixed (Ordo's model, docs/reference/elo_limit.md §5 step 3) and turned into one row
-per level (`measured_frame`), with Ordo's bound for a level that lost or won every anchor game.
+nominal Elo should score 25–75 % against, or its nearest one (and adjacent levels against each
+other, the ladder); a fit of pass 1 re-chooses each level's anchors for pass 2. The round's anchor
+games are fitted at once with the anchors fixed (Ordo's model, docs/reference/elo_limit.md §5
+step 3) and turned into one row per level (`measured_frame`), with Ordo's bound for a level that
+lost or won every anchor game.
+
+Levels are placed by their anchor games alone: the ladder's games measure levels of one engine
+against each other, which separate further than the anchors place them (final-v6's round 1:
+L1710 scored 97.8 % against L1510, 208 Elo apart on the anchors), so fitted together they pull
+the levels off the anchors' scale. The ladder judges transitivity (E); the fit with its games is
+kept beside the placement as a diagnostic (`RoundFits.with_ladder`).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import hashlib
 import math
 import sys
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,6 +35,9 @@ from lab.ratings import DisconnectedPoolError, RatingTable, fit_ratings
 from lab.runner import run_experiment
 from lab.schedule import total_games
 from lab.store import DB_NAME, read_store
+
+#: The folder under a round's stages that holds the ladder's (`<round>/ladder/<A>-<B>`).
+LADDER_FOLDER = "ladder"
 
 
 class NothingPlayed(CalibrationError):
@@ -106,6 +117,11 @@ def search_speeds(folders: list[Path]) -> dict[str, float]:
     if moves.empty:
         return {}
     return {str(name): float(nps) for name, nps in moves.groupby("engine")["nps"].median().items()}
+
+
+def anchor_stages(folders: list[Path]) -> list[Path]:
+    """The stages of `folders` that play levels against anchors: all but the ladder's."""
+    return [f for f in folders if f.parent.name != LADDER_FOLDER]
 
 
 def split_halves(folders: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -192,9 +208,9 @@ def _pairs(games: int, passes: int) -> tuple[int, int]:
 def first_estimates(cal: Calibration, levels: list[int], folders: list[Path]) -> list[float]:
     """Each level's Elo after pass 1, to choose its pass-2 anchors.
 
-    From a fit of pass 1's games when they tie the levels to the anchors; otherwise (a level
-    that lost or won everything against its anchors) from its performance against the anchors
-    (`anchors.performance`), and the nominal Elo for a level that met none.
+    From a fit of pass 1's anchor games (`folders`) when they tie the levels to the anchors;
+    otherwise (a level that lost or won everything against its anchors) from its performance
+    against the anchors (`anchors.performance`), and the nominal Elo for a level that met none.
     """
     games = decided_games(folders)
     if games.empty:
@@ -230,10 +246,21 @@ def stage_root(cal: Calibration, number: int, table: Path | None) -> Path:
     return folder / f"table-{digest}"
 
 
+@dataclass(frozen=True)
+class RoundFits:
+    """A round's fits: `placed`, its anchor games alone (what places the levels); `with_ladder`,
+    every game including the ladder's (its head-to-head scores judge E; its ratings are a
+    diagnostic; None without a decided ladder game); `folders`, every stage of the round."""
+
+    placed: RatingTable
+    with_ladder: RatingTable | None
+    folders: list[Path]
+
+
 def measure_round(cal: Calibration, number: int, levels: list[int],
                   level_tables: dict[int, dict[str, Any]], stream: TextIO | None = None,
-                  table: Path | None = None) -> tuple[RatingTable, list[Path]]:
-    """Play one round's stages (resuming any finished ones) and fit all its games."""
+                  table: Path | None = None) -> RoundFits:
+    """Play one round's stages (resuming any finished ones) and fit its games."""
     folder = stage_root(cal, number, table)
     names = {level: cal.level_name(level) for level in levels}
     ratings = cal.opponent_ratings
@@ -247,11 +274,9 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
         if games == 0:
             continue
         if pass_number == 2:
-            estimates = first_estimates(cal, levels, folders)
-        chosen = choose_anchors(estimates, ratings, low, high, cal.max_anchors, ladder)
+            estimates = first_estimates(cal, levels, anchor_stages(folders))
+        chosen = choose_anchors(estimates, ratings, low, high, cal.max_anchors)
         for level, opponents in zip(levels, chosen, strict=True):
-            if not opponents:
-                continue
             stage = f"r{number}-p{pass_number}-{names[level]}"
             players = [(names[level], level_tables[level])]
             players += [(name, tables[name]) for name in opponents]
@@ -264,12 +289,14 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                 stage = f"r{number}-ladder-{names[a]}-{names[b]}"
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
                 folders.append(play_stage(cal, stage, players, [names[a]], cal.ladder_games,
-                                     folder / "ladder" / f"{names[a]}-{names[b]}", stream))
-    fitted = fit_folders(cal, folders, force=True)
-    if fitted is None:
+                                     folder / LADDER_FOLDER / f"{names[a]}-{names[b]}", stream))
+    placed = fit_folders(cal, anchor_stages(folders), force=True)
+    if placed is None:
         raise NothingPlayed(f"{cal.source}: round {number} has no decided game against an "
                             "anchor to fit")
-    return fitted, folders
+    ladder_games = decided_games([f for f in folders if f.parent.name == LADDER_FOLDER])
+    with_ladder = None if ladder_games.empty else fit_folders(cal, folders, force=True)
+    return RoundFits(placed, with_ladder, folders)
 
 
 def measured_frame(cal: Calibration, levels: list[int], params: dict[int, dict[str, float]],

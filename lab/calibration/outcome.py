@@ -33,10 +33,21 @@ class RoundResult:
     table_played: Path | None
     measured: pd.DataFrame
     ratings: RatingTable
+    """The fit of the round's anchor games, which places the levels (`measure.RoundFits`)."""
     verdict: Verdict
     correction: Correction | None = None
     corrected: Path | None = None
     speeds: list[AnchorSpeed] = field(default_factory=list)
+    with_ladder: RatingTable | None = None
+    """The fit with the ladder's games too: its head-to-head scores judge E, its ratings are a
+    diagnostic (None without a ladder)."""
+
+    def ladder_scores(self) -> pd.DataFrame:
+        """Head-to-head scores (%) and games by (player, opponent) from `with_ladder` (empty
+        without a ladder): the ladder pairs' results."""
+        played = (self.with_ladder.head_to_head if self.with_ladder is not None
+                  else pd.DataFrame(columns=["player", "opponent", "score", "games"]))
+        return played.set_index(["player", "opponent"])
 
 
 @dataclass(frozen=True)

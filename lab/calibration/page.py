@@ -57,8 +57,9 @@ def scale_section(cal: Calibration, command: str | None,
         ("games per level and round", f"{cal.games} against anchors, {cal.ladder_games} "
                                       "against the adjacent level"),
         ("openings", f"paired, from {cal.openings.get('file', 'the start position')}"),
-        ("fit", "Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
-                "intervals from the likelihood's curvature"),
+        ("fit", "Ordo's logistic model, a round's anchor games at once, anchors fixed; 95 % "
+                "intervals from the likelihood's curvature; the ladder's games judge E and place "
+                "no level"),
         ("criteria", f"docs/reference/elo_limit.md §5 (A–D, G); {cal.thresholds}"),
         ("machine", machine()),
         ("command", command or "—"),

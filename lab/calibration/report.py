@@ -4,7 +4,8 @@ The report states the scale first (anchors and their ratings, time control, open
 docs/reference/elo_limit.md §5 asks, and the anchor round robin's table (declared and measured
 ratings), then per round: each level's nominal and measured Elo with its
 95 % interval and error, the bias, RMS error, slope and monotonicity with a pass/fail line each,
-levels marked as extrapolated, each level's result against each anchor it met beside its fit's
+levels marked as extrapolated, the levels fitted with the ladder's games too (a diagnostic),
+each level's result against each anchor it met beside its fit's
 prediction (`lab.calibration.opponents`), each anchor's speed against the levels beside the
 speed it was rated at (`lab.calibration.speeds`), and which targets the corrected table had to
 leave out.
@@ -113,7 +114,7 @@ def _level_table(cal: Calibration, result: RoundResult) -> list[str]:
 
 def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     """The §5 (D) head-to-head cross-check for adjacent levels that played each other."""
-    h2h = result.ratings.head_to_head.set_index(["player", "opponent"])
+    h2h = result.ladder_scores()
     lines = []
     for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
         key = (cal.level_name(high), cal.level_name(low))
@@ -128,6 +129,25 @@ def _ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
         lines.insert(0, "")
         lines.insert(1, "Ladder cross-check (reference §5 D, judged from 400 games on):")
     return lines
+
+
+def with_ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
+    """Each level's rating fitted with the ladder's games too, beside its placement: the
+    diagnostic that shows how far self-play between levels would pull them (nothing without a
+    ladder)."""
+    if result.with_ladder is None:
+        return []
+    both = result.with_ladder.frame.set_index("player")
+    placed = result.measured.set_index("level")["measured"]
+    cells = []
+    for name in (cal.level_name(level) for level in result.levels if
+                 cal.level_name(level) in both.index):
+        bound, rating = both.loc[name, "bound"], float(both.loc[name, "rating"])
+        shift = math.nan if bound else rating - placed.get(name, math.nan)
+        cells.append(f"{name} {bound}{rating:.0f} ({_num(shift, '+.0f')})")
+    return ["", "Fitted with the ladder's games too (a diagnostic, beside the placement in "
+            "brackets; levels of one engine separate further against each other than the "
+            "anchors place them, so these games judge E only): " + ", ".join(cells) + "."]
 
 
 def round_opponents(cal: Calibration, result: RoundResult) -> list[OpponentResult]:
@@ -207,8 +227,9 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
         f"- Scale: Elo relative to the anchors {anchors}.",
         f"- Time control {cal.tc}; {cal.games} anchor games and {cal.ladder_games} ladder games "
         f"per level and round; paired openings from {book}.",
-        "- Fit: Ordo's logistic model, all games of a round at once, anchors fixed; 95 % "
-        "intervals from the likelihood's curvature, relative to the anchors.",
+        "- Fit: Ordo's logistic model, a round's anchor games at once, anchors fixed; 95 % "
+        "intervals from the likelihood's curvature, relative to the anchors. The ladder's "
+        "games judge transitivity (E) and place no level.",
         f"- Criteria: docs/reference/elo_limit.md §5 (A–D, G) and issue #18's replication (R), "
         f"{', '.join(stages[:-1])} and {stages[-1]}; thresholds {cal.thresholds}.",
         f"- Machine: {machine()}.",
@@ -236,6 +257,7 @@ def report_text(cal: Calibration, outcome: CalibrationOutcome, command: str | No
             lines.append(f"- {'PASS' if ok else 'FAIL'} {name}: {detail}")
         lines.append(f"- **{'PASS' if verdict.passed else 'FAIL'}** overall")
         lines += _ladder_lines(cal, result)
+        lines += with_ladder_lines(cal, result)
         lines += opponent_lines(round_opponents(cal, result), cal.thresholds.agreement_se)
         lines += speed_lines(result.speeds)
         correction = result.correction

@@ -1,12 +1,13 @@
 """Running a calibration: round after round, measure the levels, judge them, correct the table.
 
 Each round measures every level: pass 1 plays each level against the anchors its nominal Elo
-(or, from round 2, its target) should score 25–75 % against, and adjacent levels against each
-other (the ladder, which ties levels below the lowest anchor to the rest); a fit of everything so
-far then re-chooses each level's anchors from its estimate, and pass 2 plays the remaining games
-against those. All games of the round are fitted at once with the anchors fixed (Ordo's model,
-`lab.ratings.fit_ratings`; docs/reference/elo_limit.md §5 step 3), the levels are judged against the
-§5 criteria, and if they fail, the parameters are corrected (`correct.correct_table`) and the
+(or, from round 2, its target) should score 25–75 % against (its nearest one if none), and
+adjacent levels against each other (the ladder); a fit of pass 1's anchor games then re-chooses
+each level's anchors from its estimate, and pass 2 plays the remaining games against those. The
+round's anchor games are fitted at once with the anchors fixed (Ordo's model,
+`lab.ratings.fit_ratings`; docs/reference/elo_limit.md §5 step 3), which places the levels (the
+ladder's games judge transitivity only, `lab.calibration.measure`), the levels are judged against
+the §5 criteria, and if they fail, the parameters are corrected (`correct.correct_table`) and the
 next round measures the corrected table, until the criteria hold or the rounds are spent.
 
 Every stage is an ordinary experiment (`lab.calibration.measure`) in its own folder under
@@ -41,6 +42,7 @@ from lab.calibration.full_strength import (
 )
 from lab.calibration.measure import (
     NothingPlayed,
+    anchor_stages,
     decided_games,
     measure_round,
     measured_frame,
@@ -251,12 +253,14 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
             for lv in levels
         }
         try:
-            ratings, folders = measure_round(cal, number, levels, level_tables, stream, table)
+            fits = measure_round(cal, number, levels, level_tables, stream, table)
         except NothingPlayed:
             if cal.report_only is None:
                 raise
             break  # report only: the round has no decided anchor game yet
-        measured = measured_frame(cal, levels, params, ratings, decided_games(folders))
+        folders = fits.folders
+        measured = measured_frame(cal, levels, params, fits.placed,
+                                  decided_games(anchor_stages(folders)))
         measured["target"] = level_targets(cal, levels, outcome.full_strength)
         verdict = judge(list(measured["target"]), list(measured["measured"]),
                         list(measured["halfwidth"]), anchor_range(cal), cal.thresholds,
@@ -272,9 +276,10 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         folder = cal.out / f"round{number}"
         if cal.report_only is None:  # report only: the interim report's levels.csv has them
             measured.to_csv(folder / MEASURED_NAME, index=False, float_format="%.1f")
-        result = RoundResult(number, folder, levels, params, table, measured, ratings, verdict,
-                             speeds=anchor_speeds({a.name: a.nps for a in outcome.anchors},
-                                                  search_speeds(folders)))
+        result = RoundResult(number, folder, levels, params, table, measured, fits.placed,
+                             verdict, speeds=anchor_speeds({a.name: a.nps for a in outcome.anchors},
+                                                           search_speeds(folders)),
+                             with_ladder=fits.with_ladder)
         verdict.lines += [replicated, transitivity(cal, result, folders)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
             verdict.lines.append(robustness(cal, result, level_tables, stream))

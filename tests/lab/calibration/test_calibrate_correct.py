@@ -147,13 +147,11 @@ def test_anchor_choice_keeps_scores_between_25_and_75_percent():
     assert anchors_for(2500, ANCHORS) == []
 
 
-def test_levels_below_the_anchors_rely_on_the_ladder():
-    chosen = choose_anchors([600, 800, 1000, 1200], ANCHORS)
-    assert chosen[:3] == [[], [], []] and chosen[3] == ["sk0"]
-    # nobody in the window: only the level nearest to an anchor plays it, tying the ladder
-    assert choose_anchors([600, 800], ANCHORS) == [[], ["sk0"]]
-    # without a ladder every level plays at least its nearest anchor
-    assert choose_anchors([600, 800], ANCHORS, ladder=False) == [["sk0"], ["sk0"]]
+def test_levels_outside_the_score_window_play_their_nearest_anchor():
+    # the ladder places no level (its games judge transitivity only), so every level plays at
+    # least the anchor nearest to it, however far outside the window
+    assert choose_anchors([600, 800, 1000, 1200], ANCHORS) == [["sk0"], ["sk0"], ["sk0"], ["sk0"]]
+    assert choose_anchors([1600], ANCHORS) == [["sk2", "sk1", "sk3"]]
 
 
 def test_criteria_pass_for_an_accurate_table():
@@ -254,6 +252,11 @@ def test_replication_transitivity_and_robustness_lines():
     assert "L1400-L1200: 75.0 % vs 76.0 % predicted (-0.4 SE, 400 games)" in detail
     assert "within 2.28 SE (2 SE's false-alarm rate over 2 pairs)" in detail
     assert not transitivity_line([])[1]  # no ladder: nothing shows the levels are transitive
+    # a level with only a bound (a perfect score against its anchors) predicts nothing: it fails
+    name, ok, detail = transitivity_line([("L1800-L1400", m(1400, 60), m(math.nan, math.nan),
+                                           1.0, 6)])
+    assert not ok and detail.endswith("failing: L1800-L1400: 100.0 %, no prediction (a level "
+                                      "without a rating), 6 games")
     # The score's error is taken at the prediction (73.8 % here: 6.95 points over 40 games), not
     # at the 97.5 % observed (2.47 points, which would put it 9.6 SE away).
     name, ok, detail = transitivity_line([("L1450-L1250", m(1250, 0), m(1430, 0), 0.975, 40)])

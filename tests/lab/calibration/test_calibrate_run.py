@@ -443,8 +443,8 @@ def test_tiny_calibration_end_to_end_and_resume(tmp_path):
     assert (folder / "calibration.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     levels = pd.read_csv(folder / "levels.csv")
     assert list(levels["nominal"]) == [1400, 1800]
-    # every level: 6 anchor games + 6 ladder games, all fitted at once with anchors fixed
-    assert list(levels["games"]) == [12, 12]
+    # every level: placed by its 6 anchor games alone, anchors fixed (the ladder's judge E)
+    assert list(levels["games"]) == [6, 6]
     report = (folder / "report.md").read_text()
     for line in ("A per-level accuracy", "B bias", "B RMS error", "C slope",
                  "D monotone, gaps", "R replicated", "E transitivity", "F robustness",
@@ -1144,6 +1144,13 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
     final = (folder / "report.md").read_text()
     assert "Per anchor (a diagnostic, not a criterion)" in final  # lab.calibration.opponents
     assert len(re.findall(r"\| L1(4|8)00 \| sk[03] \| 6 \| \+\d −\d =\d \|", final)) == 2
+    # the ladder's 6 games judge E, and the fit with them is shown beside the placement
+    # (a level that won or lost all 6 of its anchor games has only a bound: no prediction)
+    assert re.search(r"E transitivity: .*L1800-L1400: [\d.]+ %(, no prediction \(a level "
+                     r"without a rating\)| vs [\d.]+ % predicted \([+-][\d.]+ SE), 6 games",
+                     final)
+    assert re.search(r"Fitted with the ladder's games too .*: L1400 [<>]?\d+ \(.*\), "
+                     r"L1800 [<>]?\d+ \(.*\)\.", final)
     capsys.readouterr()
     assert main([*args, "--report"]) == 0
     printed = capsys.readouterr().out
@@ -1171,7 +1178,11 @@ def test_report_only_plays_no_game_and_reports_what_the_stages_hold(tmp_path, ca
                      report)  # 6 games at several a minute
     assert "Interim report** of a calibration that has not ended" in report
     assert "the calibration has not ended, so no table is written" in report
-    assert list(pd.read_csv(interim / "levels.csv")["games"]) == [6, 6]
+    # the ladder's games place no level: without them every level measures the same
+    pd.testing.assert_frame_equal(pd.read_csv(interim / "levels.csv"),
+                                  pd.read_csv(folder / "levels.csv"))
+    assert "E transitivity: no adjacent levels played each other" in report
+    assert "Fitted with the ladder's games too" not in report
 
     changed = write(tmp_path, TINY.replace('"Skill Level" = 3, Threads = 1, Hash = 16',
                                            '"Skill Level" = 3, Threads = 1, Hash = 32'))
@@ -1203,9 +1214,9 @@ def test_an_anchor_rated_only_plays_the_round_robin_and_no_level(tmp_path):
     anchors = decided_games([out / "anchors"])
     assert "sk1" in set(anchors["white"]) | set(anchors["black"])  # rated in the round robin
     stages = sorted(p.parent for p in (out / "round1").rglob("tempo.sqlite"))
-    # the ladder and each level with an anchor in its window (the round robin's 2-game fits
-    # move sk0 and sk3, so a level may have none: the ladder ties it in), 6 games each
-    assert len(stages) >= 2 and all(len(decided_games([stage])) == 6 for stage in stages)
+    # the ladder and each level against the anchors in its window, or its nearest one (the
+    # round robin's 2-game fits move sk0 and sk3, so a level may have none in it), 6 games each
+    assert len(stages) == 3 and all(len(decided_games([stage])) == 6 for stage in stages)
     levels = decided_games(stages)
     players = set(levels["white"]) | set(levels["black"])
     assert "sk1" not in players and players & {"sk0", "sk3"}
