@@ -46,6 +46,7 @@ from lab.calibration.measure import (
     unanchored,
 )
 from lab.calibration.outcome import RoundResult
+from lab.ratings import RatingTable
 
 MISSING = Measurement(math.nan, math.nan)
 
@@ -58,8 +59,12 @@ def level_measurements(cal: Calibration, games: pd.DataFrame,
         fitted = None if games.empty else fit_folders(cal, [], games, force=True)
     except CalibrationError:
         fitted = None
-    if fitted is None:
-        return [MISSING for _ in levels]
+    return [MISSING for _ in levels] if fitted is None else fitted_measurements(cal, fitted, levels)
+
+
+def fitted_measurements(cal: Calibration, fitted: RatingTable,
+                        levels: list[int]) -> list[Measurement]:
+    """Each level's rating and 95 % half-width in `fitted` (missing as in `level_measurements`)."""
     frame = fitted.frame.set_index("player")
     loose = unanchored(cal, fitted)
     out = []
@@ -89,12 +94,10 @@ def replication(cal: Calibration, levels: list[int], folders: list[Path],
     return line, agreed
 
 
-def transitivity(cal: Calibration, result: RoundResult, folders: list[Path]
-                 ) -> tuple[str, bool, str]:
-    """(E) from the levels' placement (their anchor games) and the ladder's head-to-head
-    scores (`result.with_ladder`: no pair without a ladder)."""
-    anchor_games = decided_games(anchor_stages(folders))
-    rated = dict(zip(result.levels, level_measurements(cal, anchor_games, result.levels),
+def transitivity(cal: Calibration, result: RoundResult) -> tuple[str, bool, str]:
+    """(E) from the levels' placement (`result.ratings`, their anchor games) and the ladder's
+    head-to-head scores (`result.with_ladder`: no pair without a ladder)."""
+    rated = dict(zip(result.levels, fitted_measurements(cal, result.ratings, result.levels),
                      strict=True))
     h2h = result.ladder_scores()
     pairs = []

@@ -140,8 +140,8 @@ def with_ladder_lines(cal: Calibration, result: RoundResult) -> list[str]:
     both = result.with_ladder.frame.set_index("player")
     placed = result.measured.set_index("level")["measured"]
     cells = []
-    for name in (cal.level_name(level) for level in result.levels if
-                 cal.level_name(level) in both.index):
+    names = [cal.level_name(level) for level in result.levels]
+    for name in (n for n in names if n in both.index):
         bound, rating = both.loc[name, "bound"], float(both.loc[name, "rating"])
         shift = math.nan if bound else rating - placed.get(name, math.nan)
         cells.append(f"{name} {bound}{rating:.0f} ({_num(shift, '+.0f')})")

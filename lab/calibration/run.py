@@ -280,7 +280,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
                              verdict, speeds=anchor_speeds({a.name: a.nps for a in outcome.anchors},
                                                            search_speeds(folders)),
                              with_ladder=fits.with_ladder)
-        verdict.lines += [replicated, transitivity(cal, result, folders)]
+        verdict.lines += [replicated, transitivity(cal, result)]
         if verdict.passed or number == cal.rounds:  # the round that ends the calibration
             verdict.lines.append(robustness(cal, result, level_tables, stream))
             if cal.spread_games:
