@@ -432,8 +432,13 @@ def test_elo_table_is_written_in_the_engines_format(tmp_path):
 @pytest.mark.slow
 @needs_stockfish
 def test_tiny_calibration_end_to_end_and_resume(tmp_path):
+    # sk4 above L1800: placed by anchor games alone, a level needs an anchor it can lose to
+    # (against sk3 alone UCI_Elo 1800 won all 6 games about one run in five: a bound, no table)
+    sk4 = (f'[[anchors]]\nname = "sk4"\ncmd = ["{STOCKFISH}"]\n'
+           'options = { "Skill Level" = 4, Threads = 1, Hash = 16 }\nrating = 1923\n\n')
     text = TINY.replace("[levels]", "[spread]\ngap = 400\ngames = 2\n\n[top]\ngames = 2\n\n"
-                        "[full_strength]\ngames = 2\n\n[levels]")
+                        "[full_strength]\ngames = 2\n\n[levels]").replace("[openings]",
+                                                                          sk4 + "[openings]")
     cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
     out = io.StringIO()
     outcome = run_calibration(cal, stream=out, command="tempo calibrate cal.toml")
