@@ -61,14 +61,18 @@ def rate_anchors(cal: Calibration, stream: TextIO | None = None
     if games.empty and cal.report_only is not None:  # an interim report before any game
         return cal, declared_table(cal)
     speeds = search_speeds(folders)
-    table = [dataclasses.replace(r, nps=speeds.get(r.name, math.nan))
-             for r in fit_anchor_table(cal, games)]
+    fitted, cov = fit_anchor_table(cal, games)
+    table = [dataclasses.replace(r, nps=speeds.get(r.name, math.nan)) for r in fitted]
     measured = {r.name: r.measured for r in table if math.isfinite(r.measured)}
-    return cal.with_ratings(measured), table
+    return cal.with_ratings(measured, cov), table
 
 
-def fit_anchor_table(cal: Calibration, games: pd.DataFrame) -> list[AnchorRating]:
-    """One fit of the anchors' games (columns white, black, result) with the pin fixed.
+def fit_anchor_table(cal: Calibration, games: pd.DataFrame
+                     ) -> tuple[list[AnchorRating], dict[tuple[str, str], float]]:
+    """One fit of the anchors' games (columns white, black, result) with the pin fixed: the
+    table, and the measured anchors' rating covariance (Elo², by pair of names; the pinned and
+    the unmeasured anchors have none), which criterion E carries into the gaps between levels
+    placed on different anchors.
 
     An anchor with a perfect score has only a bound (Ordo's), and anchors with no results both
     ways with the pinned anchor's group (a group that lost every game against the rest, say)
@@ -95,7 +99,10 @@ def fit_anchor_table(cal: Calibration, games: pd.DataFrame) -> list[AnchorRating
         table.append(AnchorRating(anchor.name, anchor.rating, measured,
                                   math.nan if pin or why else float(row["error"]),
                                   int(row["played"]), float(row["score"]), pin, why))
-    return table
+    index = {name: i for i, name in enumerate(fitted.pool.players)}
+    rated = [r.name for r in table if math.isfinite(r.halfwidth)]
+    cov = {(a, b): float(fitted.cov[index[a], index[b]]) for a in rated for b in rated}
+    return table, cov
 
 
 def play_anchor_stages(cal: Calibration, stream: TextIO | None = None) -> list[Path]:

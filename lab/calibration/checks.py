@@ -4,7 +4,9 @@ robustness (F), each turned into a verdict line by `criteria`.
 * R: a level's anchor games split into two independent halves (odd and even schedule rounds,
   `measure.split_halves`), each fitted with the anchors fixed: its two measurements must agree.
 * E: the levels as placed (by their anchor games alone) predict each adjacent pair's
-  head-to-head score; the ladder games between them must match it.
+  head-to-head score; the ladder games between them must match it. The prediction's error
+  includes the anchors' own (their round robin's covariance, `Calibration.anchor_cov`) where
+  the two levels lean on different anchors (`level_shares`, `criteria.anchor_gap_se`).
 * F: some levels measured again at other time controls, with another `Seed` and under another
   machine load, against the anchors their measurement says they score 25-75 % against, in
   stages of their own under `<out>/round<N>/robustness/` (resumable like every stage). The load
@@ -31,8 +33,11 @@ from lab.busy_load import busy_load
 from lab.calibration.anchors import choose_anchors
 from lab.calibration.config import Calibration, CalibrationError
 from lab.calibration.criteria import (
+    LadderPair,
     Measurement,
     agree,
+    anchor_gap_se,
+    anchor_shares,
     replication_line,
     robustness_line,
     transitivity_line,
@@ -47,6 +52,7 @@ from lab.calibration.measure import (
 )
 from lab.calibration.outcome import RoundResult
 from lab.ratings import RatingTable
+from lab.ratings.models import OrdoModel
 
 MISSING = Measurement(math.nan, math.nan)
 
@@ -94,9 +100,21 @@ def replication(cal: Calibration, levels: list[int], folders: list[Path],
     return line, agreed
 
 
+def level_shares(cal: Calibration, placed: RatingTable, level: int) -> dict[str, float]:
+    """How the level's placement moves with each anchor's rating (`criteria.anchor_shares`),
+    from its games against the anchors in the placement fit (Ordo's expectancy, the model
+    `fit_folders` fits)."""
+    h2h = placed.head_to_head
+    met = h2h[(h2h["player"] == cal.level_name(level)) & h2h["opponent"].isin(list(cal.ratings))]
+    expected = OrdoModel().expectancy(met["diff"].to_numpy(dtype=float))
+    return anchor_shares(list(zip(met["opponent"], expected, met["games"], strict=True)))
+
+
 def transitivity(cal: Calibration, result: RoundResult) -> tuple[str, bool, str]:
     """(E) from the levels' placement (`result.ratings`, their anchor games) and the ladder's
-    head-to-head scores (`result.with_ladder`: no pair without a ladder)."""
+    head-to-head scores (`result.with_ladder`: no pair without a ladder); each pair's gap
+    carries the anchors' own rating errors (`cal.anchor_cov`) as far as the two levels lean
+    on different anchors."""
     rated = dict(zip(result.levels, fitted_measurements(cal, result.ratings, result.levels),
                      strict=True))
     h2h = result.ladder_scores()
@@ -105,8 +123,10 @@ def transitivity(cal: Calibration, result: RoundResult) -> tuple[str, bool, str]
         key = (cal.level_name(high), cal.level_name(low))
         if key in h2h.index:
             row = h2h.loc[key]
-            pairs.append((f"{key[0]}-{key[1]}", rated[low], rated[high],
-                          float(row["score"]) / 100.0, int(row["games"])))
+            gap_se = anchor_gap_se(level_shares(cal, result.ratings, low),
+                                   level_shares(cal, result.ratings, high), cal.anchor_cov)
+            pairs.append(LadderPair(f"{key[0]}-{key[1]}", rated[low], rated[high],
+                                    float(row["score"]) / 100.0, int(row["games"]), gap_se))
     return transitivity_line(pairs, cal.thresholds.agreement_se, cal.head_to_head)
 
 

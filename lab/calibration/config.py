@@ -186,6 +186,9 @@ class Calibration:
     source: str = "<calibration>"
     base: Path = Path(".")
     report_only: ReportOnly | None = None  # set by `tempo calibrate --report`: play nothing
+    anchor_cov: dict[tuple[str, str], float] = field(default_factory=dict)
+    """The measured anchors' rating covariance (Elo², by pair of names) from their round robin,
+    set with their ratings (`with_ratings`); empty when the ratings are declared, taken as exact."""
 
     @property
     def uses_table(self) -> bool:
@@ -242,11 +245,14 @@ class Calibration:
             options[self.level_option] = int(round(level if value is None else value))
         return options
 
-    def with_ratings(self, ratings: dict[str, float]) -> Calibration:
-        """This calibration with the anchors' ratings replaced (those named in `ratings`)."""
+    def with_ratings(self, ratings: dict[str, float],
+                     cov: dict[tuple[str, str], float] | None = None) -> Calibration:
+        """This calibration with the anchors' ratings replaced (those named in `ratings`) and,
+        given, their covariance."""
         anchors = [dataclasses.replace(a, rating=ratings.get(a.name, a.rating))
                    for a in self.anchors]
-        return dataclasses.replace(self, anchors=anchors)
+        return dataclasses.replace(self, anchors=anchors,
+                                   anchor_cov=self.anchor_cov if cov is None else cov)
 
     def experiment(self, stage: str, players: list[tuple[str, dict[str, Any]]],
                    challengers: list[str], games: int, out: Path, seed: int,

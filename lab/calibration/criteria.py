@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
@@ -237,21 +238,36 @@ def score_se(score: float, games: int) -> float:
     return math.sqrt(max(score * (1.0 - score), 0.25 / games) / games) if games else math.inf
 
 
+class LadderPair(NamedTuple):
+    """One adjacent pair for criterion E: its name, the weaker's and the stronger's ratings from
+    anchor games only (errors relative to the anchors), the stronger's score fraction against
+    the weaker, games, and the standard error (Elo) the anchors' own rating errors add to the
+    gap between the two (`anchor_gap_se`; 0 when the anchors' ratings are taken as exact)."""
+
+    name: str
+    weak: Measurement
+    strong: Measurement
+    score: float
+    games: int
+    anchor_se: float = 0.0
+
+
 #: Fewest adjacent pairs a head-to-head scale is fitted to: with two, one scale fits both
 #: nearly exactly and the pairs test little but each other.
 MIN_SCALED_PAIRS = 3
 
 
-def head_to_head_scale(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]]
-                       ) -> tuple[float, float]:
+def head_to_head_scale(pairs: Sequence[tuple]) -> tuple[float, float]:
     """The factor s by which head-to-head Elo differences exceed the anchors' (the stronger
     scores 1/(1 + 10^(−sΔ/400)) against the weaker), fitted by maximum likelihood to the pairs
     (name, weaker's and stronger's ratings, the stronger's score fraction, games; a score counts
     as that fraction of wins, the binomial model `score_se` uses), and its standard error from
     the Fisher information Σ n (ln10 Δ / 400)² p(1 − p). Worked example: one pair 200 apart
     scoring 90.9 % (what 400 apart predicts) gives s = 2."""
-    usable = [(strong.elo - weak.elo, score, games) for _, weak, strong, score, games in pairs
-              if games and math.isfinite(strong.elo - weak.elo) and strong.elo != weak.elo]
+    usable = [(p.strong.elo - p.weak.elo, p.score, p.games)
+              for p in (LadderPair(*t) for t in pairs)
+              if p.games and math.isfinite(p.strong.elo - p.weak.elo)
+              and p.strong.elo != p.weak.elo]
     if not usable:
         return math.nan, math.nan
     c = math.log(10) / 400.0
@@ -283,14 +299,39 @@ def head_to_head_scale(pairs: Sequence[tuple[str, Measurement, Measurement, floa
 HEAD_TO_HEAD = ("anchors", "fitted", "floor")
 
 
-def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float, int]],
-                      k: float = 2.0, scale_mode: str = "anchors") -> tuple[str, bool, str]:
-    """(E): for each adjacent pair (name, weaker's and stronger's ratings from anchor games only,
-    the stronger's score fraction against the weaker, games), the observed score lies within
-    `family_se(k, pairs)` standard errors of the logistic prediction 1/(1 + 10^(−sΔ/400)), the
-    rating errors included (propagated through the logistic's slope). The score's error is the
-    binomial one at the predicted score, the hypothesis tested (a score test): at the observed
-    one, a 39-1 score would claim a 2.5-point error where 74 % is predicted, against 6.9.
+def anchor_shares(opponents: Sequence[tuple[str, float, int]]) -> dict[str, float]:
+    """∂r/∂r_a of a rating fitted against fixed anchors, from (anchor, expected score, games)
+    per anchor met: the fit solves Σ n_a (s_a − f(r − r_a)) = 0, so moving anchor a by one
+    point moves the rating by w_a/Σw with w_a = n_a f(1 − f), the information its games carry
+    (implicit differentiation). Worked example: 120 games at 50 % against A and 120 at 80 %
+    against B give w = 30 and 19.2, shares 0.61 and 0.39."""
+    weights = {name: games * f * (1.0 - f) for name, f, games in opponents}
+    total = sum(weights.values())
+    return {name: float(w / total) for name, w in weights.items()} if total > 0 else {}
+
+
+def anchor_gap_se(weak: dict[str, float], strong: dict[str, float],
+                  cov: dict[tuple[str, str], float]) -> float:
+    """Standard error (Elo) that the anchors' rating errors add to the gap between two levels
+    placed against them (delta method): √(cᵀΣc), c the difference of the levels' `anchor_shares`
+    and Σ the anchors' covariance (Elo², by pair of names; a pair missing counts 0). Two levels
+    placed on the same anchors in the same shares share their error: 0. Worked example: one level
+    on anchor A alone (SE 40), the other on B alone (SE 30), uncorrelated: 50."""
+    names = sorted(set(weak) | set(strong))
+    c = [strong.get(a, 0.0) - weak.get(a, 0.0) for a in names]
+    var = sum(ci * cj * cov.get((a, b), 0.0)
+              for a, ci in zip(names, c) for b, cj in zip(names, c))
+    return math.sqrt(max(var, 0.0))
+
+
+def transitivity_line(pairs: Sequence[tuple], k: float = 2.0, scale_mode: str = "anchors"
+                      ) -> tuple[str, bool, str]:
+    """(E): for each adjacent pair (a `LadderPair`, or the same fields as a tuple without
+    `anchor_se`), the observed score lies within `family_se(k, pairs)` standard errors of the
+    logistic prediction 1/(1 + 10^(−sΔ/400)), the rating errors included (the levels' own and
+    the anchors' share of the gap, propagated through the logistic's slope). The score's error is
+    the binomial one at the predicted score, the hypothesis tested (a score test): at the
+    observed one, a 39-1 score would claim a 2.5-point error where 74 % is predicted, against 6.9.
 
     `scale_mode` "anchors": s is 1, the anchors' scale. "fitted": s is `head_to_head_scale` of
     the pairs, which must be positive by `k` standard errors (the stronger levels win head to
@@ -321,7 +362,7 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
     if fitted and scale <= k_one * scale_se:
         failing.append(f"scale {scale:.2f} not above 0 by {k_one:g} SE: the stronger levels do "
                        "not win head to head")
-    for name, weak, strong, score, games in pairs:
+    for name, weak, strong, score, games, anchor_se in (LadderPair(*p) for p in pairs):
         diff = strong.elo - weak.elo
         if not math.isfinite(diff):
             failing.append(f"{name}: {100 * score:.1f} %, no prediction (a level without a "
@@ -329,13 +370,14 @@ def transitivity_line(pairs: Sequence[tuple[str, Measurement, Measurement, float
             continue
         predicted = 1.0 / (1.0 + 10.0 ** (-scale * diff / 400.0))
         slope = scale * math.log(10) / 400.0 * predicted * (1.0 - predicted)
-        rating_se = slope * math.hypot(weak.se, strong.se)
+        rating_se = slope * math.sqrt(weak.se ** 2 + strong.se ** 2 + anchor_se ** 2)
         se = math.hypot(score_se(predicted, games), rating_se)
         shortfall = predicted - score if scale_mode == "floor" else abs(score - predicted)
         ok = shortfall <= k * se
+        anchors_text = f", the anchors' errors {anchor_se:.0f} Elo on the gap" if anchor_se else ""
         (passing if ok else failing).append(
             f"{name}: {100 * score:.1f} % vs {100 * predicted:.1f} % predicted "
-            f"({(score - predicted) / se:+.1f} SE, {games} games)")
+            f"({(score - predicted) / se:+.1f} SE, {games} games{anchors_text})")
     tolerance = _family_text(k_one, k, len(pairs), "pairs")
     bound = (f"no lower than {tolerance} below" if scale_mode == "floor"
              else f"within {tolerance} of")

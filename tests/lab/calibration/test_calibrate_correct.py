@@ -271,6 +271,39 @@ def test_replication_transitivity_and_robustness_lines():
     assert robustness_line(checks[:1])[1] and not robustness_line([])[1]
 
 
+def test_the_anchors_rating_errors_widen_the_gap_between_levels_on_different_anchors():
+    """A level placed against fixed anchors moves with each anchor by its share of the games'
+    information, n f(1 - f); two levels on different anchors carry those anchors' errors into
+    their gap (delta method), two on the same anchors in the same shares carry none."""
+    from lab.calibration.criteria import (
+        LadderPair,
+        Measurement,
+        anchor_gap_se,
+        anchor_shares,
+        transitivity_line,
+    )
+
+    # 120 games at 50 % (w = 120 x 0.25 = 30) and 120 at 80 % (w = 120 x 0.16 = 19.2)
+    shares = anchor_shares([("A", 0.5, 120), ("B", 0.8, 120)])
+    assert shares == pytest.approx({"A": 30 / 49.2, "B": 19.2 / 49.2})
+    assert anchor_shares([]) == {}
+    cov = {("A", "A"): 40.0**2, ("B", "B"): 30.0**2}
+    assert anchor_gap_se({"A": 1.0}, {"B": 1.0}, cov) == pytest.approx(50.0)
+    assert anchor_gap_se(shares, shares, cov) == 0.0
+    # correlated anchors share part of their error: Var(B - A) = 1600 + 900 - 2 x 1000
+    correlated = dict(cov) | {("A", "B"): 1000.0, ("B", "A"): 1000.0}
+    assert anchor_gap_se({"A": 1.0}, {"B": 1.0}, correlated) == pytest.approx(500**0.5)
+    # final-v6 round 1's L910-L710: 72.5 % where 82.2 % is predicted, 200 games, the levels
+    # 665 ± 38.3 and 931 ± 37.4 relative to the anchors: -2.7 SE; with the 41 Elo its anchors
+    # (the phalanx settings, 90 round-robin games each) add to the gap, -2.0 SE
+    m = Measurement
+    gap = 400 * math.log10(0.822 / 0.178)
+    exact = ("L910-L710", m(665, 38.3), m(665 + gap, 37.4), 0.725, 200)
+    assert "(-2.7 SE, 200 games)" in transitivity_line([exact], scale_mode="floor")[2]
+    name, ok, detail = transitivity_line([LadderPair(*exact, anchor_se=41.0)], scale_mode="floor")
+    assert ok and "(-2.0 SE, 200 games, the anchors' errors 41 Elo on the gap)" in detail
+
+
 def test_transitivity_at_a_fitted_head_to_head_scale():
     """E with `fitted`: one scale s, fitted to every pair, replaces the anchors' 1; a ladder
     whose pairs all play further apart passes, one pair out of line with the others fails."""

@@ -654,6 +654,10 @@ def test_anchor_round_robin_pins_one_anchor_and_measures_the_others(tmp_path):
     # a measured rating (used from now on) unless sk0 lost or won all four games (a bound)
     assert math.isfinite(sk0.measured) == (0 < sk0.score < 100)
     assert rated.ratings["sk0"] == (sk0.measured if math.isfinite(sk0.measured) else 1320)
+    # criterion E's anchor covariance comes with the ratings: sk0's variance, when measured
+    assert rated.anchor_cov == ({("sk0", "sk0"): pytest.approx((sk0.halfwidth / 1.96) ** 2,
+                                                               rel=1e-3)}
+                                if math.isfinite(sk0.measured) else {})
     lines = anchor_lines(table)
     assert lines[0] == "## Anchors" and any(line.startswith("| sk3 | 1742 | pinned 1742 |")
                                             for line in lines)
@@ -815,9 +819,12 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
     games = [("sk3", "sk0", "1-0"), ("sk0", "sk3", "0-1"), ("sk3", "sk0", "1-0"),
              ("sk0", "sk3", "1-0"), ("weak", "sk0", "0-1"), ("sk0", "weak", "1-0"),
              ("weaker", "sk0", "0-1"), ("weak", "weaker", "1-0"), ("weaker", "weak", "1-0")]
-    table = {r.name: r for r in fit_anchor_table(cal, pd.DataFrame(
-        games, columns=["white", "black", "result"]))}
+    rows, cov = fit_anchor_table(cal, pd.DataFrame(games, columns=["white", "black", "result"]))
+    table = {r.name: r for r in rows}
     assert table["sk3"].pinned and table["sk3"].measured == 1742
+    # the covariance holds the measured anchors only: the pin is exact, the apart ones unrated
+    assert set(cov) == {("sk0", "sk0")}
+    assert 1.96 * math.sqrt(cov[("sk0", "sk0")]) == pytest.approx(table["sk0"].halfwidth, rel=1e-3)
     assert table["sk0"].measured == pytest.approx(
         1742 - 202 * math.log10(3) / math.log10(76 / 24), abs=0.1)
     assert table["sk0"].unmeasured == "" and table["sk0"].games == 7
@@ -827,10 +834,34 @@ def test_anchors_apart_from_the_pin_are_left_unmeasured_not_fatal(tmp_path):
         list(table.values()))  # games without stores: no speed
     games[-1] = ("weaker", "weak", "0-1")
     games.append(("weak", "sk0", "1/2-1/2"))
-    table = {r.name: r for r in fit_anchor_table(cal, pd.DataFrame(
-        games, columns=["white", "black", "result"]))}
+    rows, cov = fit_anchor_table(cal, pd.DataFrame(games, columns=["white", "black", "result"]))
+    table = {r.name: r for r in rows}
+    assert set(cov) == {("sk0", "sk0"), ("sk0", "weak"), ("weak", "sk0"), ("weak", "weak")}
     assert math.isfinite(table["weak"].measured) and table["weak"].unmeasured == ""
     assert math.isnan(table["weaker"].measured) and table["weaker"].unmeasured == "bound"
+
+
+def test_a_levels_anchor_shares_are_how_its_fitted_rating_moves_with_each_anchor(tmp_path):
+    """Criterion E's delta method: `level_shares` (n f(1 - f) per anchor, normalised) is the
+    derivative of the level's placement with respect to each anchor's rating, as refitting with
+    the anchor moved shows; a level met by one anchor moves with it one for one."""
+    from lab.calibration.checks import level_shares
+    from lab.calibration.measure import fit_folders
+
+    cal = load_calibration(write(tmp_path, TINY))
+    results = {("L1400", "sk0"): ["1-0"] * 5 + ["0-1"] * 3 + ["1/2-1/2"] * 2,
+               ("L1400", "sk3"): ["1-0"] * 2 + ["0-1"] * 7 + ["1/2-1/2"],
+               ("L1800", "sk3"): ["1-0"] * 4 + ["0-1"] * 5}
+    games = pd.DataFrame([(level, anchor, r) for (level, anchor), rs in results.items()
+                          for r in rs], columns=["white", "black", "result"])
+    placed = fit_folders(cal, [], games)
+    shares = level_shares(cal, placed, 1400)
+    assert set(shares) == {"sk0", "sk3"} and sum(shares.values()) == pytest.approx(1.0)
+    assert level_shares(cal, placed, 1800) == {"sk3": pytest.approx(1.0)}
+    moved = fit_folders(cal.with_ratings({"sk0": 1330.0}), [], games)
+    assert (moved.rating("L1400") - placed.rating("L1400")) / 10 == pytest.approx(
+        shares["sk0"], abs=0.005)
+    assert moved.rating("L1800") == pytest.approx(placed.rating("L1800"), abs=0.01)
 
 
 def test_our_engines_levels_name_their_table_and_round_one_the_formulas():
