@@ -117,14 +117,14 @@ def transitivity(cal: Calibration, result: RoundResult) -> tuple[str, bool, str]
     on different anchors."""
     rated = dict(zip(result.levels, fitted_measurements(cal, result.ratings, result.levels),
                      strict=True))
+    shares = {level: level_shares(cal, result.ratings, level) for level in result.levels}
     h2h = result.ladder_scores()
     pairs = []
     for low, high in zip(result.levels[:-1], result.levels[1:], strict=True):
         key = (cal.level_name(high), cal.level_name(low))
         if key in h2h.index:
             row = h2h.loc[key]
-            gap_se = anchor_gap_se(level_shares(cal, result.ratings, low),
-                                   level_shares(cal, result.ratings, high), cal.anchor_cov)
+            gap_se = anchor_gap_se(shares[low], shares[high], cal.anchor_cov)
             pairs.append(LadderPair(f"{key[0]}-{key[1]}", rated[low], rated[high],
                                     float(row["score"]) / 100.0, int(row["games"]), gap_se))
     return transitivity_line(pairs, cal.thresholds.agreement_se, cal.head_to_head)
