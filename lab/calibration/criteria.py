@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.stats import chi2
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,25 @@ def replication_line(nominal: Sequence[float], first: Sequence[Measurement],
                for n, a, b in zip(nominal, first, second, strict=True) if not agree(a, b, k)]
     return ("R replicated", not failing and bool(nominal),
             f"two independent measurements within {k:g} SE; "
-            + (f"disagreeing: {', '.join(failing)}" if failing else f"{len(nominal)} levels agree"))
+            + (f"disagreeing: {', '.join(failing)}" if failing else f"{len(nominal)} levels agree")
+            + stated_error_text(first, second))
+
+
+def stated_error_text(first: Sequence[Measurement], second: Sequence[Measurement]) -> str:
+    """A diagnostic beside R, not a criterion: whether the stated errors are the real ones. Each
+    level's two measurements differ by z = (a − b) / SE of the difference; if the half-widths
+    are right, the mean z² over n levels is a chi-square with n degrees of freedom divided by n,
+    whose central 95 % range is given (n = 6: 0.21–2.41). Far above it, the intervals are too
+    narrow (games not independent, a drifting opponent); far below, too wide."""
+    z = [(a.elo - b.elo) / math.hypot(a.se, b.se) for a, b in zip(first, second, strict=True)
+         if all(math.isfinite(v) for v in (a.elo, a.halfwidth, b.elo, b.halfwidth))
+         and a.halfwidth + b.halfwidth > 0]
+    if not z:
+        return ""
+    n = len(z)
+    mean_square = sum(v * v for v in z) / n
+    return (f"; stated errors: mean z² {mean_square:.2f} over {n} level(s), "
+            f"{chi2.ppf(0.025, n) / n:.2f}–{chi2.ppf(0.975, n) / n:.2f} if they are right")
 
 
 def _listing(failing: Sequence[str], passing: Sequence[str]) -> str:

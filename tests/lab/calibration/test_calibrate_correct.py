@@ -240,6 +240,11 @@ def test_replication_transitivity_and_robustness_lines():
                                         [m(1030, 40), m(1500, 40)])
     assert name == "R replicated" and not ok and "1400 (1400 vs 1500)" in detail
     assert replication_line([1000], [m(1000, 40)], [m(1030, 40)])[1]
+    # the stated-error diagnostic: 30 and 100 Elo apart at SE 40/1.96 each (difference SE
+    # 28.86) are z = 1.04 and 3.46, mean z² (1.08 + 12.00) / 2 = 6.54, far above the 0.03-3.69
+    # (chi-square with 2 degrees of freedom at 2.5 % and 97.5 %, halved) right errors give
+    assert "stated errors: mean z² 6.54 over 2 level(s), 0.03–3.69 if they are right" in detail
+    assert "mean z²" not in replication_line([1000], [m(1000, 40)], [m(math.nan, math.nan)])[2]
     # 200 Elo apart predicts 76 %; over 400 games the score's SE is about 2.1 points
     pairs = [("L1400-L1200", m(1200, 20), m(1400, 20), 0.75, 400)]
     assert transitivity_line(pairs)[1]
