@@ -13,6 +13,8 @@
     ladder_games = 20                  # games between adjacent levels, per round (0: none)
     rounds = 2                         # measure, correct, measure the correction, ...
     passes = 2                         # 2: re-choose anchors from a first fit halfway; 1: don't
+    topup_games = 0                    # more games, once, for a level whose 95 % half-width
+                                       # after the passes exceeds A's limit (0: none; even)
     score_window = [0.25, 0.75]        # anchors a level plays: expected score in this window
     max_anchors = 3
     pin_top = false                    # our engine: the top level plays full strength's row
@@ -154,6 +156,7 @@ class Calibration:
     ladder_games: int = 20
     rounds: int = 1
     passes: int = 2
+    topup_games: int = 0
     score_window: tuple[float, float] = (0.25, 0.75)
     max_anchors: int = 3
     concurrency: int = 2
@@ -344,6 +347,7 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     cal.ladder_games = levels_table.get("ladder_games", int, cal.ladder_games)
     cal.rounds = levels_table.get("rounds", int, cal.rounds)
     cal.passes = levels_table.get("passes", int, cal.passes)
+    cal.topup_games = levels_table.get("topup_games", int, cal.topup_games)
     window = levels_table.get("score_window", list, list(cal.score_window))
     cal.max_anchors = levels_table.get("max_anchors", int, cal.max_anchors)
     cal.pin_top = levels_table.get("pin_top", bool, cal.pin_top)
@@ -351,6 +355,9 @@ def parse_calibration(data: dict[str, Any], source: str, base: Path) -> Calibrat
     if cal.games <= 0 or cal.games % 2 or cal.ladder_games < 0 or cal.ladder_games % 2:
         raise _error(source, where, "'games' must be positive and even, 'ladder_games' even "
                      f"(games are paired); got {cal.games} and {cal.ladder_games}")
+    if cal.topup_games < 0 or cal.topup_games % 2:
+        raise _error(source, where, "'topup_games' must be 0 or positive and even (games are "
+                     f"paired); got {cal.topup_games}")
     if cal.rounds < 1 or cal.max_anchors < 1:
         raise _error(source, where, "'rounds' and 'max_anchors' must be at least 1")
     if cal.passes not in (1, 2):

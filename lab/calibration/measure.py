@@ -3,7 +3,8 @@
 Each stage is an ordinary experiment (`lab.runner.run_experiment`) in its own folder, so an
 interrupted round resumes like a gauntlet. Pass 1 plays each level against the anchors its
 nominal Elo should score 25–75 % against, or its nearest one (and adjacent levels against each
-other, the ladder); a fit of pass 1 re-chooses each level's anchors for pass 2. The round's anchor
+other, the ladder); a fit of pass 1 re-chooses each level's anchors for pass 2; a level still
+wider than criterion A allows plays `topup_games` more (`top_up`). The round's anchor
 games are fitted at once with the anchors fixed (Ordo's model, docs/reference/elo_limit.md §5
 step 3) and turned into one row per level (`measured_frame`), with Ordo's bound for a level that
 lost or won every anchor game.
@@ -290,6 +291,8 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
                 folders.append(play_stage(cal, stage, players, [names[a]], cal.ladder_games,
                                      folder / LADDER_FOLDER / f"{names[a]}-{names[b]}", stream))
+    if cal.topup_games:
+        folders += top_up(cal, number, levels, level_tables, folders, folder, stream)
     placed = fit_folders(cal, anchor_stages(folders), force=True)
     if placed is None:
         raise NothingPlayed(f"{cal.source}: round {number} has no decided game against an "
@@ -297,6 +300,55 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
     ladder_games = decided_games([f for f in folders if f.parent.name == LADDER_FOLDER])
     with_ladder = None if ladder_games.empty else fit_folders(cal, folders, force=True)
     return RoundFits(placed, with_ladder, folders)
+
+
+def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable | None) -> list[int]:
+    """The levels whose 95 % half-width in `fitted` exceeds criterion A's limit: they need more
+    games to be judged. A level without a finite width (a bound, not tied) is not among them:
+    more games against the same anchors would not tie it."""
+    if fitted is None:
+        return []
+    frame = fitted.frame.set_index("player")
+    loose = unanchored(cal, fitted)
+    wide = []
+    for level in levels:
+        name = cal.level_name(level)
+        if name in frame.index and name not in loose and not frame.loc[name, "bound"]:
+            width = float(frame.loc[name, "error"])
+            if math.isfinite(width) and width > cal.thresholds.level_halfwidth:
+                wide.append(level)
+    return wide
+
+
+def top_up(cal: Calibration, number: int, levels: list[int],
+           level_tables: dict[int, dict[str, Any]], folders: list[Path], folder: Path,
+           stream: TextIO | None) -> list[Path]:
+    """After the passes, once: each level whose half-width exceeds A's limit (`wide_levels`)
+    plays `cal.topup_games` more against anchors chosen from its rating so far, in a stage
+    `pass3/<level>` of its own. The trigger is the width of the passes' games alone, never the
+    error, so the added games cannot steer a level towards passing, and a resumed run decides
+    the same way."""
+    anchor_folders = anchor_stages(folders)
+    games = decided_games(anchor_folders)
+    try:
+        fitted = None if games.empty else fit_folders(cal, anchor_folders, games, force=True)
+    except CalibrationError:
+        fitted = None
+    wide = wide_levels(cal, levels, fitted)
+    if fitted is None or not wide:
+        return []
+    rating = fitted.frame.set_index("player")["rating"]
+    low, high = cal.score_window
+    chosen = choose_anchors([float(rating[cal.level_name(level)]) for level in wide],
+                            cal.opponent_ratings, low, high, cal.max_anchors)
+    tables = {a.name: a.table for a in cal.anchors}
+    out = []
+    for level, opponents in zip(wide, chosen, strict=True):
+        name = cal.level_name(level)
+        players = [(name, level_tables[level])] + [(a, tables[a]) for a in opponents]
+        out.append(play_stage(cal, f"r{number}-p3-{name}", players, [name], cal.topup_games,
+                              folder / "pass3" / name, stream))
+    return out
 
 
 def measured_frame(cal: Calibration, levels: list[int], params: dict[int, dict[str, float]],

@@ -28,7 +28,8 @@ def unreached_games(cal: Calibration, reached: list[str]) -> int:
     """The games the file plans in the stages not in `reached` (stage names as
     `measure.play_stage` gives them): a round's levels and ladder for each round not begun, and
     after the last round the robustness variants, the pairs `[spread] gap` apart and the top
-    match. An upper bound: a round whose table covers fewer levels plays fewer."""
+    match. An upper bound but for top-ups (`[levels] topup_games`), which only a round's widths
+    decide: a round whose table covers fewer levels plays fewer."""
     def begun(prefix: str) -> bool:
         return any(stage.startswith(prefix) for stage in reached)
 

@@ -100,6 +100,8 @@ def test_a_calibration_file_is_read_and_checked(tmp_path):
     (("games = 6", "games = 5"), r"'games' must be positive and even"),
     (('name = "sk0"', 'name = "L1400"'), "taken by a level"),
     (("passes = 1", "passes = 3"), "'passes' must be 1 or 2"),
+    (("passes = 1", "passes = 1\ntopup_games = 3"), r"\[levels\]: 'topup_games' must be 0 or "
+     "positive and even"),
     (('tc = "nodes=1500"', 'tc = "fast"'), "bad time control"),
     (("rating = 1320", 'rating = "high"'), "'rating' must be"),
     (("[levels]", "[criteria]\nbias = 10\nslop = 1\n[levels]"), "unknown key.*slop"),
@@ -546,6 +548,40 @@ def test_calibration_figure_shows_rounds_intervals_bounds_and_the_diagonal(tmp_p
     assert path.read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="no measured rounds"):
         calibration_figure([], anchors)
+
+
+@needs_stockfish
+def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
+    """The trigger is the passes' half-width: with A's limit at 10000 nobody is topped up; 6
+    games give hundreds of Elo, so with the limit at 1 the same round, resumed, plays both
+    levels 4 more games (pass3/) and is placed on all 10. Resumed again, it plays no more."""
+    from lab.calibration.measure import measure_round, wide_levels
+
+    def measure(limit: float):
+        text = TINY.replace("passes = 1", "passes = 1\ntopup_games = 4").replace(
+            "[levels]", f"[criteria]\nlevel_halfwidth = {limit}\n\n[levels]")
+        cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
+        tables = {level: dict(cal.engine, options=cal.level_options(level, value=level,
+                                                                     table=None))
+                  for level in cal.levels}
+        return cal, measure_round(cal, 1, cal.levels, tables, io.StringIO())
+
+    cal, fits = measure(10000)
+    assert wide_levels(cal, cal.levels, fits.placed) == []
+    assert not [f for f in fits.folders if f.parent.name == "pass3"]
+    assert not (tmp_path / "out" / "round1" / "pass3").exists()
+
+    cal, fits = measure(1)
+    assert wide_levels(cal, cal.levels, fits.placed) == cal.levels
+    topped = [f for f in fits.folders if f.parent.name == "pass3"]
+    assert [f.name for f in topped] == ["L1400", "L1800"]
+    played = fits.placed.frame.set_index("player")["played"]
+    assert played["L1400"] == played["L1800"] == 10
+    again = measure(1)[1]
+    assert [f for f in again.folders if f.parent.name == "pass3"] == topped
+    for stage in topped:
+        with open_store(stage) as store:
+            assert store.game_count() == 4
 
 
 def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
