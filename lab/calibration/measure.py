@@ -291,7 +291,7 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
                 folders.append(play_stage(cal, stage, players, [names[a]], cal.ladder_games,
                                      folder / LADDER_FOLDER / f"{names[a]}-{names[b]}", stream))
-    if cal.topup_games:
+    if cal.topup_games and not closed(cal, number, folder):
         folders += top_up(cal, number, levels, level_tables, folders, folder, stream)
     placed = fit_folders(cal, anchor_stages(folders), force=True)
     if placed is None:
@@ -318,6 +318,14 @@ def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable | None)
             if math.isfinite(width) and width > cal.thresholds.level_halfwidth:
                 wide.append(level)
     return wide
+
+
+def closed(cal: Calibration, number: int, folder: Path) -> bool:
+    """Whether round `number` (its stages in `folder`) was followed by the next round without a
+    top-up: its correction is the table the next round plays, so a top-up added now (a
+    `topup_games` set after it was judged) would change that table and void the next round's
+    games. A top-up begun before the next round is always resumed."""
+    return (cal.out / f"round{number + 1}").exists() and not (folder / "pass3").exists()
 
 
 def top_up(cal: Calibration, number: int, levels: list[int],

@@ -577,11 +577,35 @@ def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
     assert [f.name for f in topped] == ["L1400", "L1800"]
     played = fits.placed.frame.set_index("player")["played"]
     assert played["L1400"] == played["L1800"] == 10
+    (tmp_path / "out" / "round2").mkdir()  # a top-up begun before round 2 stays in round 1
     again = measure(1)[1]
     assert [f for f in again.folders if f.parent.name == "pass3"] == topped
     for stage in topped:
         with open_store(stage) as store:
             assert store.game_count() == 4
+
+
+@needs_stockfish
+def test_a_round_followed_without_a_top_up_gets_none(tmp_path):
+    """Round 1 judged and followed by round 2 before `topup_games` was set: its correction is
+    the table round 2 plays, so round 1 stays as it was judged (no pass3/, the same fit)."""
+    from lab.calibration.measure import measure_round
+
+    def measure(extra: str):
+        text = TINY.replace("passes = 1", "passes = 1" + extra).replace(
+            "[levels]", "[criteria]\nlevel_halfwidth = 1\n\n[levels]")
+        cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
+        tables = {level: dict(cal.engine, options=cal.level_options(level, value=level,
+                                                                     table=None))
+                  for level in cal.levels}
+        return measure_round(cal, 1, cal.levels, tables, io.StringIO())
+
+    before = measure("")
+    (tmp_path / "out" / "round2").mkdir()
+    after = measure("\ntopup_games = 4")
+    assert after.folders == before.folders
+    assert not (tmp_path / "out" / "round1" / "pass3").exists()
+    pd.testing.assert_frame_equal(after.placed.frame, before.placed.frame)
 
 
 def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
