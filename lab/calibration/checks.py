@@ -43,18 +43,17 @@ from lab.calibration.criteria import (
     transitivity_line,
 )
 from lab.calibration.measure import (
+    MISSING,
     anchor_stages,
     decided_games,
     fit_folders,
+    fitted_measurements,
     play_stage,
     split_halves,
-    unanchored,
 )
 from lab.calibration.outcome import RoundResult
 from lab.ratings import RatingTable
 from lab.ratings.models import OrdoModel
-
-MISSING = Measurement(math.nan, math.nan)
 
 
 def level_measurements(cal: Calibration, games: pd.DataFrame,
@@ -66,22 +65,6 @@ def level_measurements(cal: Calibration, games: pd.DataFrame,
     except CalibrationError:
         fitted = None
     return [MISSING for _ in levels] if fitted is None else fitted_measurements(cal, fitted, levels)
-
-
-def fitted_measurements(cal: Calibration, fitted: RatingTable,
-                        levels: list[int]) -> list[Measurement]:
-    """Each level's rating and 95 % half-width in `fitted` (missing as in `level_measurements`)."""
-    frame = fitted.frame.set_index("player")
-    loose = unanchored(cal, fitted)
-    out = []
-    for level in levels:
-        name = cal.level_name(level)
-        if name in frame.index and name not in loose and not frame.loc[name, "bound"]:
-            out.append(Measurement(float(frame.loc[name, "rating"]),
-                                   float(frame.loc[name, "error"])))
-        else:
-            out.append(MISSING)
-    return out
 
 
 def replication(cal: Calibration, levels: list[int], folders: list[Path],

@@ -31,6 +31,7 @@ import pandas as pd
 
 from lab.calibration.anchors import choose_anchors, performance
 from lab.calibration.config import Calibration, CalibrationError
+from lab.calibration.criteria import Measurement
 from lab.experiment import Experiment
 from lab.ratings import DisconnectedPoolError, RatingTable, fit_ratings
 from lab.runner import run_experiment
@@ -39,6 +40,10 @@ from lab.store import DB_NAME, read_store
 
 #: The folder under a round's stages that holds the ladder's (`<round>/ladder/<A>-<B>`).
 LADDER_FOLDER = "ladder"
+
+
+#: A level without a measurement: no games, only a bound, or not tied to the anchors.
+MISSING = Measurement(math.nan, math.nan)
 
 
 class NothingPlayed(CalibrationError):
@@ -302,22 +307,32 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
     return RoundFits(placed, with_ladder, folders)
 
 
-def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable | None) -> list[int]:
-    """The levels whose 95 % half-width in `fitted` exceeds criterion A's limit: they need more
-    games to be judged. A level without a finite width (a bound, not tied) is not among them:
-    more games against the same anchors would not tie it."""
-    if fitted is None:
-        return []
+def fitted_measurements(cal: Calibration, fitted: RatingTable,
+                        levels: list[int]) -> list[Measurement]:
+    """Each level's rating and 95 % half-width in `fitted`; `MISSING` for a level without games,
+    with only a bound, or not tied to the anchors."""
     frame = fitted.frame.set_index("player")
     loose = unanchored(cal, fitted)
-    wide = []
+    out = []
     for level in levels:
         name = cal.level_name(level)
         if name in frame.index and name not in loose and not frame.loc[name, "bound"]:
-            width = float(frame.loc[name, "error"])
-            if math.isfinite(width) and width > cal.thresholds.level_halfwidth:
-                wide.append(level)
-    return wide
+            out.append(Measurement(float(frame.loc[name, "rating"]),
+                                   float(frame.loc[name, "error"])))
+        else:
+            out.append(MISSING)
+    return out
+
+
+def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable | None) -> list[int]:
+    """The levels whose 95 % half-width in `fitted` exceeds criterion A's limit: they need more
+    games to be judged. A level without a measurement (a bound, not tied) is not among them:
+    more games against the same anchors would not tie it."""
+    if fitted is None:
+        return []
+    return [level for level, m in zip(levels, fitted_measurements(cal, fitted, levels),
+                                      strict=True)
+            if math.isfinite(m.halfwidth) and m.halfwidth > cal.thresholds.level_halfwidth]
 
 
 def closed(cal: Calibration, number: int, folder: Path) -> bool:

@@ -555,7 +555,7 @@ def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
     """The trigger is the passes' half-width: with A's limit at 10000 nobody is topped up; 6
     games give hundreds of Elo, so with the limit at 1 the same round, resumed, plays both
     levels 4 more games (pass3/) and is placed on all 10. Resumed again, it plays no more."""
-    from lab.calibration.measure import measure_round, wide_levels
+    from lab.calibration.measure import anchor_stages, fit_folders, measure_round, wide_levels
 
     def measure(limit: float):
         text = TINY.replace("passes = 1", "passes = 1\ntopup_games = 4").replace(
@@ -572,11 +572,17 @@ def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
     assert not (tmp_path / "out" / "round1" / "pass3").exists()
 
     cal, fits = measure(1)
-    assert wide_levels(cal, cal.levels, fits.placed) == cal.levels
+    passes = fit_folders(cal, anchor_stages([f for f in fits.folders
+                                             if f.parent.name != "pass3"]), force=True)
+    wide = wide_levels(cal, cal.levels, passes)
+    # every level but one that won or lost all 6 (a bound, which more games would not tie)
+    assert wide and set(wide) == {lv for lv in cal.levels
+                                  if not passes.frame.set_index("player").loc[
+                                      cal.level_name(lv), "bound"]}
     topped = [f for f in fits.folders if f.parent.name == "pass3"]
-    assert [f.name for f in topped] == ["L1400", "L1800"]
+    assert [f.name for f in topped] == [cal.level_name(level) for level in wide]
     played = fits.placed.frame.set_index("player")["played"]
-    assert played["L1400"] == played["L1800"] == 10
+    assert all(played[f.name] == 10 for f in topped)
     (tmp_path / "out" / "round2").mkdir()  # a top-up begun before round 2 stays in round 1
     again = measure(1)[1]
     assert [f for f in again.folders if f.parent.name == "pass3"] == topped
