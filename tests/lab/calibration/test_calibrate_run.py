@@ -552,13 +552,15 @@ def test_calibration_figure_shows_rounds_intervals_bounds_and_the_diagonal(tmp_p
 
 @needs_stockfish
 def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
-    """The trigger is the passes' half-width: with A's limit at 10000 nobody is topped up; 6
-    games give hundreds of Elo, so with the limit at 1 the same round, resumed, plays both
-    levels 4 more games (pass3/) and is placed on all 10. Resumed again, it plays no more."""
-    from lab.calibration.measure import anchor_stages, fit_folders, measure_round, wide_levels
+    """The trigger is the passes' half-width: with A's limit at 10000 nobody is topped up. With
+    the limit at 1 (6 games give hundreds of Elo) a round the next one already follows stays as
+    judged; one not followed plays every tied level 4 more games (pass3/) and is placed on all
+    10, and a top-up begun is resumed, not replayed, once the next round exists."""
+    from lab.calibration.measure import measure_round, wide_levels
 
     def measure(limit: float):
-        text = TINY.replace("passes = 1", "passes = 1\ntopup_games = 4").replace(
+        text = TINY.replace("ladder_games = 6", "ladder_games = 0").replace(
+            "passes = 1", "passes = 1\ntopup_games = 4").replace(
             "[levels]", f"[criteria]\nlevel_halfwidth = {limit}\n\n[levels]")
         cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
         tables = {level: dict(cal.engine, options=cal.level_options(level, value=level,
@@ -566,52 +568,35 @@ def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
                   for level in cal.levels}
         return cal, measure_round(cal, 1, cal.levels, tables, io.StringIO())
 
-    cal, fits = measure(10000)
-    assert wide_levels(cal, cal.levels, fits.placed) == []
-    assert not [f for f in fits.folders if f.parent.name == "pass3"]
+    cal, before = measure(10000)
+    assert wide_levels(cal, cal.levels, before.placed) == []
     assert not (tmp_path / "out" / "round1" / "pass3").exists()
 
+    next_round = tmp_path / "out" / "round2"
+    next_round.mkdir()
+    cal, closed = measure(1)
+    assert closed.folders == before.folders
+    assert not (tmp_path / "out" / "round1" / "pass3").exists()
+    pd.testing.assert_frame_equal(closed.placed.frame, before.placed.frame)
+
+    next_round.rmdir()
     cal, fits = measure(1)
-    passes = fit_folders(cal, anchor_stages([f for f in fits.folders
-                                             if f.parent.name != "pass3"]), force=True)
-    wide = wide_levels(cal, cal.levels, passes)
+    wide = wide_levels(cal, cal.levels, before.placed)
     # every level but one that won or lost all 6 (a bound, which more games would not tie)
     assert wide and set(wide) == {lv for lv in cal.levels
-                                  if not passes.frame.set_index("player").loc[
+                                  if not before.placed.frame.set_index("player").loc[
                                       cal.level_name(lv), "bound"]}
     topped = [f for f in fits.folders if f.parent.name == "pass3"]
     assert [f.name for f in topped] == [cal.level_name(level) for level in wide]
     played = fits.placed.frame.set_index("player")["played"]
     assert all(played[f.name] == 10 for f in topped)
-    (tmp_path / "out" / "round2").mkdir()  # a top-up begun before round 2 stays in round 1
+
+    next_round.mkdir()
     again = measure(1)[1]
     assert [f for f in again.folders if f.parent.name == "pass3"] == topped
     for stage in topped:
         with open_store(stage) as store:
             assert store.game_count() == 4
-
-
-@needs_stockfish
-def test_a_round_followed_without_a_top_up_gets_none(tmp_path):
-    """Round 1 judged and followed by round 2 before `topup_games` was set: its correction is
-    the table round 2 plays, so round 1 stays as it was judged (no pass3/, the same fit)."""
-    from lab.calibration.measure import measure_round
-
-    def measure(extra: str):
-        text = TINY.replace("passes = 1", "passes = 1" + extra).replace(
-            "[levels]", "[criteria]\nlevel_halfwidth = 1\n\n[levels]")
-        cal = load_calibration(write(tmp_path, text), out=str(tmp_path / "out"))
-        tables = {level: dict(cal.engine, options=cal.level_options(level, value=level,
-                                                                     table=None))
-                  for level in cal.levels}
-        return measure_round(cal, 1, cal.levels, tables, io.StringIO())
-
-    before = measure("")
-    (tmp_path / "out" / "round2").mkdir()
-    after = measure("\ntopup_games = 4")
-    assert after.folders == before.folders
-    assert not (tmp_path / "out" / "round1" / "pass3").exists()
-    pd.testing.assert_frame_equal(after.placed.frame, before.placed.frame)
 
 
 def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
