@@ -40,6 +40,7 @@ from lab.store import DB_NAME, read_store
 
 #: The folder under a round's stages that holds the ladder's (`<round>/ladder/<A>-<B>`).
 LADDER_FOLDER = "ladder"
+TOPUP_FOLDER = "pass3"
 
 
 #: A level without a measurement: no games, only a bound, or not tied to the anchors.
@@ -296,12 +297,15 @@ def measure_round(cal: Calibration, number: int, levels: list[int],
                 players = [(names[a], level_tables[a]), (names[b], level_tables[b])]
                 folders.append(play_stage(cal, stage, players, [names[a]], cal.ladder_games,
                                      folder / LADDER_FOLDER / f"{names[a]}-{names[b]}", stream))
-    if cal.topup_games and not closed(cal, number, folder):
-        folders += top_up(cal, number, levels, level_tables, folders, folder, stream)
     placed = fit_folders(cal, anchor_stages(folders), force=True)
     if placed is None:
         raise NothingPlayed(f"{cal.source}: round {number} has no decided game against an "
                             "anchor to fit")
+    if cal.topup_games and not closed(cal, number, folder):
+        added = top_up(cal, number, levels, level_tables, placed, folder, stream)
+        if added:
+            folders += added
+            placed = fit_folders(cal, anchor_stages(folders), force=True)
     ladder_games = decided_games([f for f in folders if f.parent.name == LADDER_FOLDER])
     with_ladder = None if ladder_games.empty else fit_folders(cal, folders, force=True)
     return RoundFits(placed, with_ladder, folders)
@@ -324,12 +328,10 @@ def fitted_measurements(cal: Calibration, fitted: RatingTable,
     return out
 
 
-def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable | None) -> list[int]:
+def wide_levels(cal: Calibration, levels: list[int], fitted: RatingTable) -> list[int]:
     """The levels whose 95 % half-width in `fitted` exceeds criterion A's limit: they need more
     games to be judged. A level without a measurement (a bound, not tied) is not among them:
     more games against the same anchors would not tie it."""
-    if fitted is None:
-        return []
     return [level for level, m in zip(levels, fitted_measurements(cal, fitted, levels),
                                       strict=True)
             if math.isfinite(m.halfwidth) and m.halfwidth > cal.thresholds.level_halfwidth]
@@ -340,27 +342,19 @@ def closed(cal: Calibration, number: int, folder: Path) -> bool:
     top-up: its correction is the table the next round plays, so a top-up added now (a
     `topup_games` set after it was judged) would change that table and void the next round's
     games. A top-up begun before the next round is always resumed."""
-    return (cal.out / f"round{number + 1}").exists() and not (folder / "pass3").exists()
+    return (cal.out / f"round{number + 1}").exists() and not (folder / TOPUP_FOLDER).exists()
 
 
 def top_up(cal: Calibration, number: int, levels: list[int],
-           level_tables: dict[int, dict[str, Any]], folders: list[Path], folder: Path,
+           level_tables: dict[int, dict[str, Any]], passes: RatingTable, folder: Path,
            stream: TextIO | None) -> list[Path]:
-    """After the passes, once: each level whose half-width exceeds A's limit (`wide_levels`)
-    plays `cal.topup_games` more against anchors chosen from its rating so far, in a stage
-    `pass3/<level>` of its own. The trigger is the width of the passes' games alone, never the
-    error, so the added games cannot steer a level towards passing, and a resumed run decides
-    the same way."""
-    anchor_folders = anchor_stages(folders)
-    games = decided_games(anchor_folders)
-    try:
-        fitted = None if games.empty else fit_folders(cal, anchor_folders, games, force=True)
-    except CalibrationError:
-        fitted = None
-    wide = wide_levels(cal, levels, fitted)
-    if fitted is None or not wide:
-        return []
-    rating = fitted.frame.set_index("player")["rating"]
+    """After the passes (fitted in `passes`), once: each level whose half-width exceeds A's
+    limit (`wide_levels`) plays `cal.topup_games` more against anchors chosen from its rating
+    so far, in a stage `pass3/<level>` of its own. The trigger is the width of the passes' games
+    alone, never the error, so the added games cannot steer a level towards passing, and a
+    resumed run decides the same way."""
+    wide = wide_levels(cal, levels, passes)
+    rating = passes.frame.set_index("player")["rating"]
     low, high = cal.score_window
     chosen = choose_anchors([float(rating[cal.level_name(level)]) for level in wide],
                             cal.opponent_ratings, low, high, cal.max_anchors)
@@ -370,7 +364,7 @@ def top_up(cal: Calibration, number: int, levels: list[int],
         name = cal.level_name(level)
         players = [(name, level_tables[level])] + [(a, tables[a]) for a in opponents]
         out.append(play_stage(cal, f"r{number}-p3-{name}", players, [name], cal.topup_games,
-                              folder / "pass3" / name, stream))
+                              folder / TOPUP_FOLDER / name, stream))
     return out
 
 
