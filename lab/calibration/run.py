@@ -179,6 +179,14 @@ def check_pinned_top(cal: Calibration, params: dict[int, dict[str, float]],
             f"({', '.join(f'{c}={v:g}' for c, v in wanted.items())})")
 
 
+def played_with(cal: Calibration, number: int, table: Path) -> bool:
+    """Whether round `number` has begun playing with `table` as it stands. Such a table is
+    never rewritten: its bytes name the round's folder and are in its games' identity, so a
+    rewrite with the same rows (say, its comment naming full strength's rating after stage U
+    gained games) would start the round again in a new folder."""
+    return table.is_file() and stage_root(cal, number, table).is_dir()
+
+
 def _round_setup(cal: Calibration, number: int, previous: RoundResult | None
                  ) -> tuple[list[int], dict[int, dict[str, float]], Path | None]:
     """Levels, their parameters and the table they play with, for round `number`.
@@ -305,7 +313,7 @@ def run_calibration(cal: Calibration, stream: TextIO | None = None,
         except CalibrationError as exc:
             outcome.problem = str(exc)
             break
-        if cal.report_only is not None:
+        if cal.report_only is not None or played_with(cal, number + 1, corrected):
             result.corrected, previous = corrected, result  # as the run wrote it
             continue
         left_out = [f"targets {', '.join(map(str, result.correction.below))} are below the "

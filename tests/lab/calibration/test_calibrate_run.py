@@ -599,6 +599,26 @@ def test_a_level_wider_than_criterion_a_allows_plays_its_top_up_once(tmp_path):
             assert store.game_count() == 4
 
 
+def test_a_correction_the_next_round_plays_is_never_rewritten(tmp_path):
+    """A round's corrected table names the next round's folder by its bytes: once that folder
+    exists the run keeps the file as played, even when a rewrite would differ only in a comment
+    (final-v6: U's 600 games changed the comment naming full strength's rating, and round 2
+    began again in a new folder)."""
+    from lab.calibration.measure import stage_root
+    from lab.calibration.run import played_with
+    from lab.calibration.tables import write_level_map
+
+    cal = load_calibration(write(tmp_path, TINY), out=str(tmp_path / "out"))
+    table = write_level_map(tmp_path / "out" / "round1" / "corrected_level_map.csv", "UCI_Elo",
+                            {1400: 1350.0, 1800: 1610.0})
+    assert not played_with(cal, 2, table)  # round 2 not begun: the run writes it afresh
+    stage_root(cal, 2, table).mkdir(parents=True)
+    assert played_with(cal, 2, table)
+    table.write_text("# full strength 1740 +- 29\n" + table.read_text())
+    assert not played_with(cal, 2, table)  # other bytes: not the table round 2 played
+    assert not played_with(cal, 2, tmp_path / "out" / "round1" / "missing.csv")
+
+
 def test_a_later_round_measures_the_levels_its_correction_covers(tmp_path):
     from lab.calibration.run import _round_setup
     from lab.calibration.tables import write_level_map
