@@ -11,9 +11,9 @@ its calibration placed a level at.
 Without a calibrated table the limiter plays the formulas at `formula_elo(UCI_Elo)`: the declared
 range mapped linearly onto the formulas' range, so that each level keeps the share of full
 strength's search effort, knowledge and error its place in MadChess's range gives it. The
-formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1770; the formulas at
+formulas' own Elo would not do: MadChess's 2600 is its full strength, ours 1740; the formulas at
 1650 give 693 nodes a move against full strength's about 9000, and at 1250 they played about
-1000 (results/calibration/README.md), while `UCI_Elo 1770` plays unlimited.
+1000 (results/calibration/README.md), while `UCI_Elo 1740` plays unlimited.
 
 Scale: Stockfish 15.1's `UCI_Elo` (docs/reference/elo_limit.md §0), one thread, 10+0.1.
 """
@@ -24,16 +24,17 @@ import math
 
 from engine.strength.params import ELO_MAX, ELO_MIN
 
-#: Full strength (no limit) on the declared scale: 1771 +- 53, measured by the fifth final
-#: calibration's full-strength stage (results/calibration/final-v5/full_strength: 180 games at
-#: 10+0.1, 32.4k nodes/s, against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900, themselves
-#: measured at 1626, 1763 and 1925 on the scale), rounded to 10. Earlier runs measured 1680 +- 54
-#: (final/, 15.1k nodes/s) and 1718 +- 53 (final-v3/, 32.2k nodes/s), the top until final-v5's
-#: table was shipped; the three intervals overlap. That table's top row (1710) plays full
-#: strength's search effort by nodes, and its round 3 measured it at 1756 +- 36 against this
-#: rating as target (results/calibration/README.md, "The fifth run"). The top of the range,
+#: Full strength (no limit) on the declared scale: 1740 +- 29, measured by the sixth final
+#: calibration's full-strength stage on 08b8750's search (results/calibration/final-v6/
+#: full_strength: 600 games at 10+0.1 against Stockfish 15.1 at UCI_Elo 1700, 1800 and 1900,
+#: themselves measured at 1626, 1763 and 1925 on the scale), rounded to 10. Earlier runs measured
+#: 1680 +- 54 (final/, 15.1k nodes/s), 1718 +- 53 (final-v3/, 32.2k nodes/s) and 1771 +- 53
+#: (final-v5/, 180 games, the top from 2026-12-07 until final-v6's 600 games); the intervals
+#: overlap. A table's top row plays full strength's search effort by nodes (final-v6's round 2
+#: measured it at 1706 +- 38 against this rating as target; results/calibration/README.md,
+#: "U's 600 games"). The top of the range,
 #: where the limiter plays at full strength.
-FULL_STRENGTH_ELO = 1770
+FULL_STRENGTH_ELO = 1740
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
 #: the lowest `UCI_Elo` the option declares. A table's range starts at its first row instead

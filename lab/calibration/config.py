@@ -105,7 +105,7 @@ from lab.toml_table import TomlTable, read_toml
 #: The UCI_Elo range our engine declares (engine/strength/range.py: LADDER_MIN_ELO and
 #: FULL_STRENGTH_ELO; lab does not import engine, a test keeps the two equal): its levels and
 #: the corrected table's rows must lie in it, since the engine refuses any other UCI_Elo.
-TEMPO_ELO_RANGE = (600, 1770)
+TEMPO_ELO_RANGE = (600, 1740)
 
 
 class CalibrationError(ValueError):

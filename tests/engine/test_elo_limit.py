@@ -77,14 +77,14 @@ def test_by_default_uci_elo_plays_the_calibrated_table_shipped_with_the_engine(r
     assert dump[1].startswith("NPS = 6066, MoveError = 32,")  # its row at 710
     assert not any("formulas" in line for line in dump)
     dump = strings(converse(raw, ["setoption name EloTable value <empty>"]))
-    assert dump[-1].startswith("UCI_Elo 710 plays the formulas' ELO 788 ")
+    assert dump[-1].startswith("UCI_Elo 710 plays the formulas' ELO 793 ")
 
 
 def test_without_a_table_uci_elo_plays_the_formulas_at_its_place_in_the_range(raw):
     converse(raw, LIMIT)
-    said = strings(converse(raw, ["setoption name UCI_Elo value 1185"]))
+    said = strings(converse(raw, ["setoption name UCI_Elo value 1170"]))
     assert said[:21] == dump_lines(params_for_elo(1600))[:21]
-    assert said[-1] == (f"UCI_Elo 1185 plays the formulas' ELO 1600 (the range "
+    assert said[-1] == (f"UCI_Elo 1170 plays the formulas' ELO 1600 (the range "
                         f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} mapped onto 600..2600)")
 
 
@@ -177,7 +177,7 @@ def test_level_material_in_the_dump_follows_an_eval_file(raw, tmp_path):
                                 "go wtime 600000 btime 600000"])
 def test_a_level_searches_its_node_budget_whatever_the_go_and_the_clock(raw, go):
     params = params_for_elo(1600)
-    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1185",  # the formulas' 1600
+    converse(raw, [*LIMIT, "setoption name UCI_Elo value 1170",  # the formulas' 1600
                    "position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"])
     record = telemetry(search_lines(raw, [go]))
     # The budget (351 nodes) ends the search once the first iteration is done.
@@ -220,7 +220,7 @@ def telemetry(lines: list[str]) -> dict:
 
 
 def test_throttle_holds_the_rescaled_nps_limit_over_two_seconds(raw):
-    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1185", "position startpos"])
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1170", "position startpos"])
     raw.stdin.write("go infinite\n")
     raw.stdin.flush()
     time.sleep(2.0)
@@ -245,7 +245,7 @@ def test_stop_ends_a_throttled_search_promptly(raw):
 
 def test_throttled_search_keeps_to_the_clock(raw):
     # 1,631 NPS, and the throttle gives up (and the search stops) at the planned time.
-    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1185", "position startpos"])
+    converse(raw, [*THROTTLE, "setoption name UCI_Elo value 1170", "position startpos"])
     began = time.perf_counter()
     lines = search_lines(raw, ["go movetime 700"])
     assert time.perf_counter() - began < 0.9

@@ -65,18 +65,18 @@ def test_the_probe_reads_the_loaded_tables_range():
     at the 600 the option declares for the formulas, so `--levels` below it are refused."""
     with LimitProbe() as probe:
         assert probe.elo_range == (710, FULL_STRENGTH_ELO)
-    with pytest.raises(ValueError, match=r"distinct Elos in 710\.\.1769 needed"):
+    with pytest.raises(ValueError, match=r"distinct Elos in 710\.\.1739 needed"):
         parse_levels("650,900", probe.elo_range)
 
 
 def test_saturation_from_the_engines_dumps():
-    # UCI_Elo 1185 plays the formulas' 1600 (125,500 NPS) and 1184 their 1598 (reference §0).
+    # UCI_Elo 1170 plays the formulas' 1600 (125,500 NPS) and 1169 their 1598 (reference §0).
     with formulas() as probe:
         assert probe.elo_range == (LADDER_MIN_ELO, FULL_STRENGTH_ELO)
-        assert probe.nps(1185) == params_for_elo(1600).nps == 125_500
-        assert probe.nps(1184) == params_for_elo(1598).nps < 125_500
-        assert saturation_elo(125_500, probe.nps, probe.elo_range) == 1185
-        assert saturation_elo(125_501, probe.nps, probe.elo_range) == 1186
+        assert probe.nps(1170) == params_for_elo(1600).nps == 125_500
+        assert probe.nps(1169) == params_for_elo(1598).nps < 125_500
+        assert saturation_elo(125_500, probe.nps, probe.elo_range) == 1170
+        assert saturation_elo(125_501, probe.nps, probe.elo_range) == 1171
         assert saturation_elo(2_000_501, probe.nps, probe.elo_range) is None
 
 

@@ -60,9 +60,9 @@ def test_debug_dump_follows_each_strength_option_only_when_limited():
     strength = limiter()
     assert strength.set_option("UCI_Elo", "1075", debug=True) == []  # limit still off
     lines = strength.set_option("uci_limitstrength", "true", debug=True)
-    assert formula_elo(1075) == 1412  # 600 + 475/1170 x 2000 = 1412.0
-    assert lines == [*(f"info string {line}" for line in dump_lines(params_for_elo(1412))),
-                     f"info string UCI_Elo 1075 plays the formulas' ELO 1412 (the range "
+    assert formula_elo(1075) == 1433  # 600 + 475/1140 x 2000 = 1433.3
+    assert lines == [*(f"info string {line}" for line in dump_lines(params_for_elo(1433))),
+                     f"info string UCI_Elo 1075 plays the formulas' ELO 1433 (the range "
                      f"{LADDER_MIN_ELO}..{FULL_STRENGTH_ELO} mapped onto 600..2600)"]
     assert strength.set_option("UCI_Elo", "600", debug=False) == []
     assert strength.set_option("LimitMode", "nodes", debug=True) == []
@@ -142,11 +142,11 @@ def test_loading_a_table_that_starts_above_uci_elo_moves_it_to_the_first_row():
 
 
 def test_the_declared_range_maps_linearly_onto_the_formulas_range():
-    """600..1770 onto MadChess's 600..2600: 1185 is halfway (1600), 1075 is 1412.0 -> 1412,
-    1769 is 2598.3 -> 2598; ends clamp."""
-    assert (LADDER_MIN_ELO, FULL_STRENGTH_ELO) == (600, 1770)
-    assert [formula_elo(elo) for elo in (600, 1075, 1185, 1769, 1770)] == [
-        600, 1412, 1600, 2598, 2600]
+    """600..1740 onto MadChess's 600..2600: 1170 is halfway (1600), 1075 is 1433.3 -> 1433,
+    1739 is 2598.2 -> 2598; ends clamp."""
+    assert (LADDER_MIN_ELO, FULL_STRENGTH_ELO) == (600, 1740)
+    assert [formula_elo(elo) for elo in (600, 1075, 1170, 1739, 1740)] == [
+        600, 1433, 1600, 2598, 2600]
     assert (formula_elo(100), formula_elo(3000)) == (600, 2600)
     levels = [formula_elo(elo) for elo in range(LADDER_MIN_ELO, FULL_STRENGTH_ELO + 1)]
     assert levels == sorted(levels)
@@ -250,7 +250,7 @@ def context(go: GoParams, overhead: int = 10) -> SearchContext:
 @pytest.mark.parametrize("go", [GoParams(movetime=1010), GoParams(movetime=60_000),
                                 GoParams(depth=30), GoParams(infinite=True)])
 def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(go):
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1185")  # formulas' 1600
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1170")  # formulas' 1600
     assert strength.options["LimitMode"] == "nodes"
     ctx = context(go)
     strength.prepare(ctx, go, 10)
@@ -275,7 +275,7 @@ def test_nodes_mode_is_the_default_and_the_budget_is_the_levels_whatever_the_go(
 
 
 def test_go_nodes_keeps_its_own_limit_below_the_levels_budget():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1185")  # formulas' 1600
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1170")  # formulas' 1600
     ctx = context(GoParams(nodes=200))
     strength.prepare(ctx, GoParams(nodes=200), 10)
     stats = SearchStats(nodes_since_movestart=200, depth=2)
@@ -284,7 +284,7 @@ def test_go_nodes_keeps_its_own_limit_below_the_levels_budget():
 
 
 def test_nps_mode_throttles_at_the_rescaled_nps():
-    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1185", LimitMode="nps")
+    strength = limiter(UCI_LimitStrength="true", UCI_Elo="1170", LimitMode="nps")
     ctx = context(GoParams(depth=4))
     strength.prepare(ctx, GoParams(depth=4), 10)
     assert isinstance(ctx.throttle, NpsThrottle) and ctx.throttle.nps == 1631

@@ -27,7 +27,7 @@ CONTRACT_OPTIONS = {
 def test_declares_the_contract_options(engine):
     for name, kind in CONTRACT_OPTIONS.items():
         assert engine.options[name].type == kind, name
-    assert (engine.options["UCI_Elo"].min, engine.options["UCI_Elo"].max) == (600, 1770)
+    assert (engine.options["UCI_Elo"].min, engine.options["UCI_Elo"].max) == (600, 1740)
     assert engine.options["LimitMode"].default == "nodes"
     assert (engine.options["Threads"].min, engine.options["Threads"].max) == (1, 1)
     assert set(engine.options["SearchMode"].var) == {"alphabeta", "greenblatt", "mcts"}

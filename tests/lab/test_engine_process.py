@@ -78,7 +78,7 @@ def test_an_option_value_the_engine_refuses_is_an_error_naming_it() -> None:
     spec = EngineSpec("L650", list(BUILTIN_ENGINES["tempo"]),
                       options={"UCI_LimitStrength": True, "UCI_Elo": 650})
     with pytest.raises(EngineError, match=r"engine 'L650' refused its options: error: UCI_Elo "
-                       r"650 is outside the range 710\.\.1770 of EloTable <calibrated>"):
+                       r"650 is outside the range 710\.\.1740 of EloTable <calibrated>"):
         probe_engine(spec)
     formulas = dataclasses.replace(spec, options={"EloTable": "", **spec.options})
     assert probe_engine(formulas).protocol == "uci"

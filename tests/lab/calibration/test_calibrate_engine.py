@@ -36,15 +36,15 @@ def engine_dumps_its_parameters():
 
 def test_formula_parameters_come_from_the_engine():
     # docs/reference/elo_limit.md §1.2: MadChess 3.2 beta at 1200 and 1600 Elo, which UCI_Elo
-    # 951 and 1185 play (the declared range 600..1770 mapped onto the formulas' 600..2600).
-    params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (951, 1185)})
-    assert [params[951][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+    # 942 and 1170 play (the declared range 600..1740 mapped onto the formulas' 600..2600).
+    params = level_parameters(TEMPO, {e: {**LIMIT, "UCI_Elo": e} for e in (942, 1170)})
+    assert [params[942][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [16700, 27, 276, 13]
-    assert [params[1185][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
+    assert [params[1170][k] for k in ("NPS", "MoveError", "BlunderError", "BlunderPer128")] == \
         [125500, 16, 147, 11]
     # §1.5: knowledge per 128 at 1200 (passed pawns full, king safety 96, mobility 64)
-    assert params[951]["passed_pawns"] == 1.0
-    assert params[951]["king_safety"] == 96 / 128 and params[951]["mobility"] == 64 / 128
+    assert params[942]["passed_pawns"] == 1.0
+    assert params[942]["king_safety"] == 96 / 128 and params[942]["mobility"] == 64 / 128
 
 
 def test_a_written_table_is_what_the_engine_plays(tmp_path):

@@ -401,7 +401,7 @@ def test_our_engine_levels_must_lie_in_its_elo_range(tmp_path):
     text = TINY.replace(f'cmd = ["{STOCKFISH}"]\noptions = {{ Threads = 1, Hash = 16 }}',
                         'builtin = "tempo"', 1).replace("start = 1000, stop = 2600",
                                                         "start = 400, stop = 2600")
-    with pytest.raises(CalibrationError, match="600..1770"):
+    with pytest.raises(CalibrationError, match="600..1740"):
         load_calibration(write(tmp_path, text))
 
 
@@ -1008,7 +1008,7 @@ def test_the_curve_ends_at_the_declared_top_when_criterion_u_accepts_full_streng
     from lab.calibration.run import correct_round
 
     cal = replace(load_calibration(EXPERIMENTS / "calibrate_final.toml"), pin_top=False)
-    assert cal.declared_top == 1770 and cal.thresholds.agreement_se == 2.0
+    assert cal.declared_top == 1740 and cal.thresholds.agreement_se == 2.0
     rounds = two_level_round()
     near = FullStrength(1720.0, 1685.0, 55.0, "", 180, 45.0, ("sf-elo1700",))
     assert full_strength_line(cal, near)[1] and curve_end(cal, near) == 1720.0
