@@ -32,8 +32,7 @@ from engine.strength.params import ELO_MAX, ELO_MIN
 #: (final-v5/, 180 games, the top from 2026-12-07 until final-v6's 600 games); the intervals
 #: overlap. A table's top row plays full strength's search effort by nodes (final-v6's round 2
 #: measured it at 1706 +- 38 against this rating as target; results/calibration/README.md,
-#: "U's 600 games"). The top of the range,
-#: where the limiter plays at full strength.
+#: "U's 600 games"). The top of the range, where the limiter plays at full strength.
 FULL_STRENGTH_ELO = 1740
 
 #: The bottom of the range with `EloTable` empty (the formulas start at MadChess's minimum) and
